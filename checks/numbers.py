@@ -1,0 +1,34 @@
+"""Small numeric helpers the checks share: tolerant equality and the lab's median."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def close(a: float, b: float, abs_tol: float, rel_tol: float = 0.0) -> bool:
+    """Equal within rounding: a student may round 222.796 to 222.8 or 223."""
+    return abs(a - b) <= max(abs_tol, rel_tol * max(abs(a), abs(b)))
+
+
+def medians(values: Sequence[float]) -> list[float]:
+    """Every value a careful student may call the median of `values`.
+
+    The lab defines p50 as the 3rd of 5 sorted values (the middle one); with an even
+    count either middle value or their mean is accepted.
+    """
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        return []
+    if n % 2:
+        return [ordered[n // 2]]
+    low, high = ordered[n // 2 - 1], ordered[n // 2]
+    return [low, high, (low + high) / 2]
+
+
+def entry_for(entries: Sequence[dict], docs: int) -> tuple[int, dict] | None:
+    """Index and entry of prefill.json for `docs` documents, if there is one."""
+    for index, entry in enumerate(entries):
+        if entry.get("docs") == docs:
+            return index, entry
+    return None

@@ -1,0 +1,132 @@
+"""Command line: `grader check [DIR]` and friends.
+
+Exit status is part of the contract: 0 every check passed, 1 some check did not pass,
+2 the grader could not grade (bad usage, no such folder, unusable rubric). Results go to
+stdout or, atomically, to `--output`; diagnostics about the run itself go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from grader import __version__
+
+DEFAULT_DIR = "/root/voice/llm"
+EXIT_PASSED, EXIT_FAILED, EXIT_NOT_GRADED = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    from grader.render import FORMATS
+
+    parser = argparse.ArgumentParser(
+        prog="grader",
+        description="Grade a 'first token' lab submission offline, from its saved files.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="grade one submission folder")
+    check.add_argument("dir", nargs="?", default=DEFAULT_DIR,
+                       help=f"the submission folder (default: {DEFAULT_DIR})")
+    check.add_argument("--server-log", metavar="PATH", help="the server log (default: server.log in DIR)")
+    check.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+    check.add_argument("--output", metavar="FILE", help="write the result to FILE instead of stdout")
+    check.add_argument("--rubric", metavar="FILE", help="a rubric TOML file (default: the lab's own)")
+    check.add_argument("--lang", choices=["en", "ja", "ko", "zh"],
+                       help="language of the feedback (default: from LC_ALL / LC_MESSAGES / LANG, else en)")
+    check.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                       help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="also show notes on passed checks and every problem of each file")
+    sub.add_parser("checks", help="list the lab's check ids with their points and titles")
+    return parser
+
+
+def _write(text: str, output: str | None) -> None:
+    """Print, or replace `output` atomically (temporary file in its folder, then rename)."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    folder = os.path.dirname(os.path.abspath(output))
+    handle, temporary = tempfile.mkstemp(prefix=".grader-", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, output)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _sample_hint() -> str:
+    samples = Path(__file__).resolve().parent.parent / "sample_submissions" / "correct"
+    shown = samples if samples.is_dir() else Path("sample_submissions/correct")
+    return f"To try the grader on a bundled sample: grader check {shown}"
+
+
+def _color(choice: str, output: str | None) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _check(args: argparse.Namespace) -> int:
+    from checks import LAB
+    from grader.grade import NotGradable, catalog_for, grade, not_gradable
+    from grader.i18n import language_from_environment
+    from grader.render import RenderOptions, renderer
+    from grader.rubric import RubricError, load_rubric
+
+    lang = args.lang or language_from_environment()
+    try:
+        rubric = load_rubric(args.rubric, "checks", LAB.rubric_file, LAB.all_check_ids())
+    except RubricError as exc:
+        print(f"grader: {exc}", file=sys.stderr)
+        return EXIT_NOT_GRADED
+    overrides = {"log": args.server_log} if args.server_log else {}
+    try:
+        result = grade(LAB, args.dir, rubric, lang=lang, overrides=overrides)
+        code = EXIT_PASSED if result.summary.passed == len(result.checks) else EXIT_FAILED
+    except NotGradable as exc:
+        result = not_gradable(LAB, args.dir, rubric.version, exc.problem, lang)
+        print(f"grader: {result.format_errors[0]}", file=sys.stderr)
+        if args.dir == DEFAULT_DIR:
+            print(_sample_hint(), file=sys.stderr)
+        code = EXIT_NOT_GRADED
+        if args.format == "text":
+            return code
+    options = RenderOptions(catalog_for(LAB, lang), _color(args.color, args.output), args.verbose)
+    _write(renderer(args.format)(result, options), args.output)
+    return code
+
+
+def _list_checks() -> int:
+    from checks import LAB
+    from grader.grade import catalog_for
+    from grader.i18n import language_from_environment
+    from grader.rubric import load_rubric
+
+    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids()).settings()
+    catalog = catalog_for(LAB, language_from_environment())
+    for spec in LAB.artifacts:
+        title = catalog.text("engine.schema_check.title", {"file": spec.filename})
+        print(f"{spec.name}.schema\t{rubric[spec.name + '.schema']['points']:g}\t{title}")
+    for chk in LAB.checks:
+        print(f"{chk.id}\t{rubric[chk.id]['points']:g}\t{catalog.text(chk.id + '.title')}")
+    return EXIT_PASSED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "checks":
+        return _list_checks()
+    return _check(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

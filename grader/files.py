@@ -1,0 +1,105 @@
+"""Read a submission's files without trusting them.
+
+Decisions, each because a submission is controlled by a student:
+- A file is opened relative to the submission folder's descriptor with `O_NOFOLLOW`, so a
+  symbolic link is refused (never followed, whether it points inside or outside) and a
+  path can't escape the folder: "copy the file instead of linking it" is the message.
+- `O_NONBLOCK` makes opening a FIFO return at once; `fstat` on the open descriptor then
+  refuses anything that is not a regular file (FIFO, socket, device, directory) before a
+  single byte is read, and refuses a file over its size cap before reading it.
+- Nothing is ever written inside the submission.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+
+from grader.problems import Problem
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """The bytes of one artifact as read, with the facts the result reports about it."""
+
+    name: str
+    data: bytes
+    sha256: str
+    size: int
+
+
+class Refused(Exception):
+    """The file exists but was not read; `problem` says why."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message_id)
+        self.problem = problem
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special"
+
+
+def read_file(
+    name: str, max_bytes: int, *, dir_fd: int | None = None, follow: bool = False
+) -> RawFile | None:
+    """Read `name` (relative to `dir_fd`) if it is a regular file of at most `max_bytes`.
+
+    Returns None when the file does not exist, raises `Refused` when it exists but must
+    not be read. `follow=True` is for paths the user typed on the command line (such as
+    `--server-log`), where following a link is what the user asked for.
+    """
+    flags = _OPEN_FLAGS & ~(0 if not follow else getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fd = os.open(name, flags, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Refused(Problem("file.symlink", {"file": name})) from None
+        if exc.errno == errno.EISDIR:
+            raise Refused(Problem("file.not_regular", {"file": name, "kind": "directory"})) from None
+        raise Refused(Problem("file.unreadable", {"file": name, "error": exc.strerror})) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(Problem("file.not_regular", {"file": name, "kind": _kind(info.st_mode)}))
+        if info.st_size > max_bytes:
+            raise Refused(
+                Problem("file.too_big", {"file": name, "size": info.st_size, "limit": max_bytes})
+            )
+        chunks: list[bytes] = []
+        remaining = max_bytes + 1  # one byte more than allowed tells a growing file apart
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        raise Refused(Problem("file.unreadable", {"file": name, "error": exc.strerror})) from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise Refused(Problem("file.too_big", {"file": name, "size": len(data), "limit": max_bytes}))
+    return RawFile(name=name, data=data, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+
+
+def open_folder(path: str) -> int:
+    """Open the submission folder itself; a link to a folder is fine (the user named it)."""
+    return os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))

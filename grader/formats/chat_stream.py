@@ -1,0 +1,124 @@
+"""An OpenAI-style chat completion stream, as llama-server sends it, read from SSE.
+
+The SSE layer (`grader.formats.sse`) gives events with line numbers; this layer decodes
+each event's data as strict JSON and sorts it into what the lab talks about: chunks,
+the `[DONE]` sentinel, and errors. It accepts every llama-server era the lab meets:
+`timings` on the `finish_reason` chunk, on a separate final `"choices": []` chunk, or on
+every chunk; `:` keep-alive comments; `reasoning_content` deltas (thinking, not
+content); a mid-stream error sent as `data: {"error": ...}`, as `event: error`, or as
+the older non-standard `error: {...}` field line, each reported as the stream's failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from grader.formats.sse import parse_event_stream
+from grader.jsonload import JsonError, StrictDecoder
+from grader.limits import Limits
+from grader.loading import Parsed, Parser
+from grader.problems import Location, Problem
+from grader.schema import validate
+
+EventKind = Literal["chunk", "done", "error"]
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """One data event: its first line, what it is, and the decoded chunk if it is one."""
+
+    line: int
+    kind: EventKind
+    chunk: dict[str, Any] | None = None
+
+    @property
+    def delta(self) -> dict[str, Any]:
+        choices = (self.chunk or {}).get("choices") or []
+        first = choices[0] if choices and isinstance(choices[0], dict) else {}
+        delta = first.get("delta")
+        return delta if isinstance(delta, dict) else {}
+
+    @property
+    def content(self) -> str:
+        """The answer text this event carries ("" for role-only, final and usage chunks)."""
+        content = self.delta.get("content")
+        return content if isinstance(content, str) else ""
+
+    @property
+    def finish_reason(self) -> str | None:
+        choices = (self.chunk or {}).get("choices") or []
+        return choices[0].get("finish_reason") if choices else None
+
+
+@dataclass(frozen=True)
+class ChatStream:
+    """The events of a captured stream, in order, with the facts checks ask about."""
+
+    events: tuple[StreamEvent, ...]
+    done_terminated: bool  # False when the file ends right after `data: [DONE]` (normal)
+
+    @property
+    def chunks(self) -> list[StreamEvent]:
+        return [e for e in self.events if e.kind == "chunk"]
+
+    @property
+    def content_events(self) -> list[StreamEvent]:
+        return [e for e in self.chunks if e.content]
+
+    @property
+    def content(self) -> str:
+        return "".join(e.content for e in self.content_events)
+
+
+def _error_problem(line: int, detail: Any, file: str) -> Problem:
+    message = detail.get("message") if isinstance(detail, dict) else detail
+    return Problem("sse.stream_error", {"detail": str(message)[:200]}, Location(file, line))
+
+
+def chat_stream(chunk_schema: str) -> Parser:
+    """A parser for `sse_raw.txt`: SSE, then each data event as a chat completion chunk."""
+
+    def parse(text: str, file: str, limits: Limits) -> Parsed:
+        stream = parse_event_stream(text, max_events=limits.sse_events)
+        decoder = StrictDecoder(limits.number_digits, limits.json_depth)
+        problems: list[Problem] = []
+        events: list[StreamEvent] = []
+        if stream.truncated:
+            problems.append(Problem("sse.too_many_events", {"limit": limits.sse_events}, Location(file)))
+        for extra in stream.unknown_fields:
+            if extra.name == "error":
+                problems.append(_error_problem(extra.line, extra.value, file))
+        for index, event in enumerate(stream.events):
+            line = event.data_lines[0] if event.data_lines else event.line
+            if event.data.strip() == "[DONE]":
+                events.append(StreamEvent(line, "done"))
+                continue
+            try:
+                value = decoder.decode(event.data, file)
+            except JsonError as error:
+                loc = error.problem.location
+                problems.append(Problem(error.problem.message_id, error.problem.params,
+                                        Location(file, line, loc.column if loc else None, f"/{index}")))
+                continue
+            if event.type == "error" or (isinstance(value, dict) and "error" in value):
+                detail = value.get("error", value) if isinstance(value, dict) else value
+                problems.append(_error_problem(line, detail, file))
+                events.append(StreamEvent(line, "error"))
+                continue
+            for problem in validate(chunk_schema, value, (index,)):
+                pointer = problem.location.pointer if problem.location else None
+                problems.append(Problem(problem.message_id, problem.params, Location(file, line, None, pointer)))
+            events.append(StreamEvent(line, "chunk", value if isinstance(value, dict) else None))
+        if not events and not problems:
+            problems.append(Problem("sse.no_events", {}, Location(file, 1)))
+        terminated = all(e.terminated for e in stream.events[-1:])
+        lines = {f"/{i}": (e.data_lines[0] if e.data_lines else e.line) for i, e in enumerate(stream.events)}
+
+        def line_of(pointer: str) -> int | None:
+            head = "/" + pointer.split("/")[1] if pointer.startswith("/") else ""
+            return lines.get(head)
+
+        return Parsed(ChatStream(tuple(events), terminated), problems, line_of)
+
+    return parse

@@ -1,0 +1,148 @@
+"""Grading one submission: folder → artifacts → outcomes → `Result`.
+
+This is the pure function at the heart of the grader: it reads only the declared files
+(once each), runs the checks, and builds the result in one language. It never writes,
+never runs the student's code and gives equal results for equal input.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from grader import __version__
+from grader.engine import Lab, Outcome, run_checks
+from grader.i18n import Catalog
+from grader.limits import DEFAULT_LIMITS, Limits
+from grader.loading import Artifact, load
+from grader.problems import Location, Problem
+from grader.result import (
+    ArtifactResult,
+    CheckResult,
+    ProblemResult,
+    Result,
+    ResultLocation,
+    Summary,
+)
+from grader.rubric import Rubric
+
+
+class NotGradable(Exception):
+    """The submission as a whole can't be graded (no folder); `problem` says why."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message_id)
+        self.problem = problem
+
+
+def load_artifacts(
+    lab: Lab, folder: str, overrides: Mapping[str, str], limits: Limits
+) -> dict[str, Artifact]:
+    """Load every artifact the lab declares from `folder` (or its override path)."""
+    if not os.path.isdir(folder):
+        key = "engine.not_a_folder" if os.path.exists(folder) else "engine.no_folder"
+        raise NotGradable(Problem(key, {"folder": folder}))
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise NotGradable(Problem("engine.unreadable_folder", {"folder": folder, "error": exc.strerror})) from None
+    artifacts: dict[str, Artifact] = {}
+    total = 0
+    try:
+        for spec in lab.artifacts:
+            if total > limits.submission_bytes:
+                problem = Problem("file.submission_too_big", {"limit": limits.submission_bytes},
+                                  Location(spec.filename))
+                artifacts[spec.name] = Artifact(spec, spec.filename, "refused", problems=[problem])
+                continue
+            artifact = load(spec, fd, limits, overrides.get(spec.name))
+            total += artifact.raw.size if artifact.raw else 0
+            artifacts[spec.name] = artifact
+    finally:
+        os.close(fd)
+    return artifacts
+
+
+def _location(loc: Location | None) -> ResultLocation | None:
+    if loc is None:
+        return None
+    return ResultLocation(file=loc.file, line=loc.line, column=loc.column, pointer=loc.pointer)
+
+
+def _check_result(outcome: Outcome, catalog: Catalog) -> CheckResult:
+    failed = outcome.status == "failed"
+    params = {"expected": outcome.expected, "found": outcome.found, **outcome.params}
+    return CheckResult(
+        id=outcome.id,
+        title=catalog.text(outcome.title_id, {"file": outcome.params.get("file", "")}) or outcome.id,
+        status=outcome.status,
+        points=outcome.points,
+        max_points=outcome.max_points,
+        message=catalog.text(outcome.message_id, params),
+        hint=catalog.text(f"{outcome.id}.hint", params) if failed else None,
+        explanation=catalog.text(f"{outcome.id}.explain", params) if failed else None,
+        artifact=outcome.artifact,
+        location=_location(outcome.location),
+        expected=outcome.expected,
+        found=outcome.found,
+        message_id=outcome.message_id,
+    )
+
+
+def _artifact_result(artifact: Artifact, catalog: Catalog) -> ArtifactResult:
+    return ArtifactResult(
+        name=artifact.name,
+        file=artifact.file,
+        status=artifact.status,
+        sha256=artifact.raw.sha256 if artifact.raw else None,
+        bytes=artifact.raw.size if artifact.raw else None,
+        problems=[
+            ProblemResult(message=catalog.text(p.message_id, p.params) or p.message_id,
+                          message_id=p.message_id, location=_location(p.location))
+            for p in artifact.problems
+        ],
+    )
+
+
+def catalog_for(lab: Lab, lang: str) -> Catalog:
+    return Catalog(lang, ("grader", lab.messages_package))
+
+
+def grade(
+    lab: Lab,
+    folder: str,
+    rubric: Rubric,
+    *,
+    lang: str = "en",
+    overrides: Mapping[str, str] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Result:
+    """Grade the submission in `folder`; raises `NotGradable` only when there is no folder."""
+    artifacts = load_artifacts(lab, folder, overrides or {}, limits)
+    outcomes = run_checks(lab, artifacts, rubric.settings())
+    catalog = catalog_for(lab, lang)
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped", "error")}
+    return Result(
+        grader_version=__version__,
+        lab=lab.name,
+        rubric_version=rubric.version,
+        language=catalog.lang,
+        submission=folder,
+        gradable=True,
+        score=sum(o.points for o in outcomes),
+        max_score=sum(o.max_points for o in outcomes),
+        summary=Summary(**counts),
+        checks=[_check_result(o, catalog) for o in outcomes],
+        artifacts=[_artifact_result(artifacts[a.name], catalog) for a in lab.artifacts],
+    )
+
+
+def not_gradable(lab: Lab, folder: str, rubric_version: str, problem: Problem, lang: str) -> Result:
+    """The result for a submission that could not be graded at all (PrairieLearn's sense)."""
+    catalog = catalog_for(lab, lang)
+    return Result(
+        grader_version=__version__, lab=lab.name, rubric_version=rubric_version,
+        language=catalog.lang, submission=folder, gradable=False, score=0, max_score=0,
+        summary=Summary(passed=0, failed=0, skipped=0, error=0), checks=[], artifacts=[],
+        format_errors=[catalog.text(problem.message_id, problem.params) or problem.message_id],
+    )

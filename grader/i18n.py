@@ -1,0 +1,95 @@
+"""Message catalogs: every sentence the grader shows, by id, per language.
+
+Catalogs are TOML files (`messages/<lang>.toml`) in the engine's package and in the
+lab's package; nested tables flatten to dotted ids (`[ttft.before_total] run = "..."`
+is `ttft.before_total.run`). A missing id falls back to English, then to the id itself,
+so a gap in a translation shows up as English, never as a crash.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from grader.problems import Param
+from grader.tomlfile import loads
+
+LANGUAGES = ("en", "ja", "ko", "zh")
+FALLBACK = "en"
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    flat: dict[str, str] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, name + "."))
+        else:
+            flat[name] = str(value)
+    return flat
+
+
+@lru_cache(maxsize=None)
+def catalog_file(package: str, lang: str) -> dict[str, str]:
+    """The flattened catalog `<package>/messages/<lang>.toml` ({} when absent)."""
+    resource = resources.files(package).joinpath("messages", f"{lang}.toml")
+    if not resource.is_file():
+        return {}
+    return _flatten(loads(resource.read_text("utf-8")))
+
+
+def format_value(value: Param) -> str:
+    """Numbers as people write them: 222.796, 1366, 0.5 (no float noise)."""
+    if isinstance(value, bool) or value is None:
+        return str(value).lower() if value is not None else "null"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+class _Lenient(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+class Catalog:
+    """Look up and fill messages for one language, with English as the fallback."""
+
+    def __init__(self, lang: str, packages: tuple[str, ...]) -> None:
+        self.lang = lang if lang in LANGUAGES else FALLBACK
+        self._tables = [catalog_file(p, self.lang) for p in packages]
+        self._fallback = [catalog_file(p, FALLBACK) for p in packages]
+
+    def raw(self, key: str) -> str | None:
+        for table in (*self._tables, *self._fallback):
+            if key in table:
+                return table[key]
+        return None
+
+    def text(self, key: str | None, params: Mapping[str, Param] | None = None) -> str | None:
+        if key is None:
+            return None
+        template = self.raw(key)
+        if template is None:
+            return None
+        values = _Lenient({k: format_value(v) for k, v in (params or {}).items()})
+        try:
+            return string.Formatter().vformat(template, (), values)
+        except (ValueError, IndexError, KeyError):
+            return template
+
+
+def language_from_environment(environ: Mapping[str, str] = os.environ) -> str:
+    """The first supported language named by LC_ALL, LC_MESSAGES or LANG (POSIX order)."""
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(variable, "")
+        if value:
+            code = value.split(".")[0].split("_")[0].lower()
+            return code if code in LANGUAGES else FALLBACK
+    return FALLBACK

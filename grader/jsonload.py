@@ -1,0 +1,272 @@
+"""Strict JSON: what the lab's files must be, with a line number for every complaint.
+
+Python's `json` accepts things a grader must not: NaN and Infinity, duplicate keys (the
+last one silently wins), numbers too long to convert (a ValueError after 4,300 digits) or
+too large to be finite (`1e400` becomes inf), and nesting deep enough to raise
+RecursionError. The fast path parses with the C decoder and hooks that refuse each of
+those; only when something is refused does a slower position-tracking walk find the line
+and column to report. The same walk maps JSON pointers to lines for the checks' messages.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.problems import Location, Problem, json_pointer
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_LITERALS = (("true", True), ("false", False), ("null", None))
+_CONSTANTS = ("NaN", "-Infinity", "Infinity")
+
+
+class _Refusal(Exception):
+    """Raised by a decoder hook; the walk then finds where."""
+
+
+class JsonError(Exception):
+    """The text is not acceptable JSON; `problem` has the message id and position."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message_id)
+        self.problem = problem
+
+
+@dataclass
+class LineIndex:
+    """Offsets of line starts, to turn a character offset into (line, column)."""
+
+    starts: list[int] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, text: str) -> LineIndex:
+        starts = [0]
+        starts.extend(m.end() for m in re.finditer(r"\r\n|\r|\n", text))
+        return cls(starts)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Refusal(name)
+
+
+class StrictDecoder:
+    """A `json.JSONDecoder` with hooks that refuse what the lab's files may not contain."""
+
+    def __init__(self, max_digits: int, max_depth: int) -> None:
+        self.max_digits = max_digits
+        self.max_depth = max_depth
+        self._decoder = json.JSONDecoder(
+            object_pairs_hook=self._pairs,
+            parse_constant=_reject_constant,
+            parse_int=self._int,
+            parse_float=self._float,
+        )
+
+    def _pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            raise _Refusal("duplicate")
+        return obj
+
+    def _int(self, text: str) -> int:
+        if len(text.lstrip("-")) > self.max_digits:
+            raise _Refusal("long")
+        return int(text)
+
+    def _float(self, text: str) -> float:
+        if len(text) > self.max_digits + 20:
+            raise _Refusal("long")
+        value = float(text)
+        if math.isinf(value):
+            raise _Refusal("huge")
+        return value
+
+    def decode(self, text: str, file: str) -> Any:
+        """Parse one JSON document or raise `JsonError` with a located problem."""
+        if not text.strip():
+            raise JsonError(Problem("json.empty", {}, Location(file, 1, 1)))
+        try:
+            value = self._decoder.decode(text)
+        except json.JSONDecodeError as exc:
+            raise JsonError(_syntax_problem(exc, text, file)) from None
+        except (_Refusal, RecursionError, ValueError):
+            raise JsonError(Walker(text, self.max_depth, self.max_digits).first_problem(file)) from None
+        if _depth(value) > self.max_depth:
+            raise JsonError(Walker(text, self.max_depth, self.max_digits).first_problem(file))
+        return value
+
+
+def _syntax_problem(exc: json.JSONDecodeError, text: str, file: str) -> Problem:
+    where = Location(file, exc.lineno, exc.colno)
+    if exc.msg == "Extra data":
+        return Problem("json.trailing_data", {}, where)
+    if exc.pos >= len(text.rstrip()):
+        return Problem("json.truncated", {}, where)
+    snippet = text[exc.pos : exc.pos + 12].split("\n")[0]
+    return Problem("json.syntax", {"detail": exc.msg, "near": snippet}, where)
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth without recursion (the document may be deep)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+class Walker:
+    """A position-keeping JSON reader, used only to explain and to locate.
+
+    It does not build values (the C decoder did that); it records the offset where each
+    value and key starts, keyed by JSON pointer, and stops at the first thing the strict
+    decoder refuses.
+    """
+
+    def __init__(self, text: str, max_depth: int = 64, max_digits: int = 100) -> None:
+        self.text = text
+        self.max_depth = max_depth
+        self.max_digits = max_digits
+        self.offsets: dict[str, int] = {}
+
+    def first_problem(self, file: str) -> Problem:
+        lines = LineIndex.of(self.text)
+        try:
+            self.walk()
+        except _WalkStop as stop:
+            line, column = lines.position(stop.offset)
+            return Problem(stop.message_id, stop.params, Location(file, line, column, stop.pointer))
+        return Problem("json.syntax", {"detail": "invalid JSON", "near": ""}, Location(file, 1, 1))
+
+    def walk(self) -> dict[str, int]:
+        end = self._value(self._skip(0), [], 1)
+        if self._skip(end) != len(self.text):
+            raise _WalkStop("json.trailing_data", {}, self._skip(end), "")
+        return self.offsets
+
+    def _skip(self, i: int) -> int:
+        match = _WS.match(self.text, i)
+        return match.end() if match else i
+
+    def _value(self, i: int, path: list[str | int], depth: int) -> int:
+        text = self.text
+        pointer = json_pointer(path)
+        self.offsets[pointer] = i
+        if depth > self.max_depth:
+            raise _WalkStop("json.too_deep", {"limit": self.max_depth}, i, pointer)
+        char = text[i : i + 1]
+        if char == "{":
+            return self._object(i, path, depth)
+        if char == "[":
+            return self._array(i, path, depth)
+        if char == '"':
+            return self._string(i, pointer)
+        for constant in _CONSTANTS:
+            if text.startswith(constant, i):
+                raise _WalkStop("json.not_a_number", {"value": constant}, i, pointer)
+        for literal, _ in _LITERALS:
+            if text.startswith(literal, i):
+                return i + len(literal)
+        match = _NUMBER.match(text, i)
+        if not match:
+            raise _WalkStop("json.syntax", {"detail": "expected a value", "near": text[i : i + 12]}, i, pointer)
+        number = match.group()
+        digits = len(re.sub(r"[^0-9]", "", number.split("e")[0].split("E")[0]))
+        if digits > self.max_digits:
+            raise _WalkStop("json.number_too_long", {"digits": digits, "limit": self.max_digits}, i, pointer)
+        if any(c in number for c in ".eE") and math.isinf(float(number)):
+            raise _WalkStop("json.number_too_large", {"value": number[:30]}, i, pointer)
+        return match.end()
+
+    def _string(self, i: int, pointer: str) -> int:
+        try:
+            _, end = json.decoder.scanstring(self.text, i + 1, True)
+        except json.JSONDecodeError as exc:
+            raise _WalkStop("json.syntax", {"detail": exc.msg, "near": self.text[i : i + 12]}, exc.pos, pointer) from None
+        return end
+
+    def _object(self, i: int, path: list[str | int], depth: int) -> int:
+        text = self.text
+        seen: set[str] = set()
+        i = self._skip(i + 1)
+        if text[i : i + 1] == "}":
+            return i + 1
+        while True:
+            if text[i : i + 1] != '"':
+                raise _WalkStop("json.syntax", {"detail": "expected a key in double quotes", "near": text[i : i + 12]}, i, json_pointer(path))
+            key, after = json.decoder.scanstring(text, i + 1, True)
+            if key in seen:
+                raise _WalkStop("json.duplicate_key", {"key": key}, i, json_pointer([*path, key]))
+            seen.add(key)
+            i = self._skip(after)
+            if text[i : i + 1] != ":":
+                raise _WalkStop("json.syntax", {"detail": "expected ':'", "near": text[i : i + 12]}, i, json_pointer(path))
+            i = self._skip(self._value(self._skip(i + 1), [*path, key], depth + 1))
+            if text[i : i + 1] == ",":
+                i = self._skip(i + 1)
+                continue
+            if text[i : i + 1] == "}":
+                return i + 1
+            raise _WalkStop("json.syntax", {"detail": "expected ',' or '}'", "near": text[i : i + 12]}, i, json_pointer(path))
+
+    def _array(self, i: int, path: list[str | int], depth: int) -> int:
+        text = self.text
+        i = self._skip(i + 1)
+        if text[i : i + 1] == "]":
+            return i + 1
+        index = 0
+        while True:
+            i = self._skip(self._value(i, [*path, index], depth + 1))
+            index += 1
+            if text[i : i + 1] == ",":
+                i = self._skip(i + 1)
+                continue
+            if text[i : i + 1] == "]":
+                return i + 1
+            raise _WalkStop("json.syntax", {"detail": "expected ',' or ']'", "near": text[i : i + 12]}, i, json_pointer(path))
+
+
+class _WalkStop(Exception):
+    def __init__(self, message_id: str, params: dict[str, Any], offset: int, pointer: str) -> None:
+        super().__init__(message_id)
+        self.message_id = message_id
+        self.params = params
+        self.offset = offset
+        self.pointer = pointer
+
+
+class PositionMap:
+    """Lazily built pointer → (line, column) map of one JSON text (walked at most once)."""
+
+    def __init__(self, text: str, first_line: int = 1) -> None:
+        self._text = text
+        self._first_line = first_line
+        self._offsets: dict[str, int] | None = None
+        self._lines: LineIndex | None = None
+
+    def line_of(self, pointer: str) -> int | None:
+        if self._offsets is None:
+            try:
+                self._offsets = Walker(self._text, max_depth=10_000, max_digits=10**9).walk()
+            except (_WalkStop, RecursionError):
+                self._offsets = {}
+            self._lines = LineIndex.of(self._text)
+        while pointer not in self._offsets and pointer:
+            pointer = pointer.rsplit("/", 1)[0]  # nearest enclosing value that exists
+        offset = self._offsets.get(pointer)
+        if offset is None or self._lines is None:
+            return None
+        return self._lines.position(offset)[0] + self._first_line - 1

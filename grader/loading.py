@@ -1,0 +1,105 @@
+"""Artifacts: declared by a lab, loaded from a submission folder, validated once.
+
+A lab declares each file it reads as an `ArtifactSpec` with a parser; the engine loads
+every declared file exactly once into an `Artifact` whose status is one of
+valid / invalid / missing / refused, with its problems located in the file. Checks only
+ever see artifacts, never paths: nothing downstream re-reads a file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from grader.files import RawFile, Refused, read_file
+from grader.limits import Limits
+from grader.problems import Location, Problem
+from grader.text import TextError, decode_utf8
+
+Status = Literal["valid", "invalid", "missing", "refused"]
+
+
+@dataclass
+class Parsed:
+    """What a parser made of a file's text: a value, its problems, and a line locator."""
+
+    value: Any
+    problems: list[Problem] = field(default_factory=list)
+    line_of: Callable[[str], int | None] = lambda pointer: None
+
+
+Parser = Callable[[str, str, Limits], Parsed]
+"""(text, file name, limits) -> Parsed. Must not raise for any text."""
+
+
+@dataclass(frozen=True)
+class ArtifactSpec:
+    """One file a lab reads: its short name (the check-id prefix), file name and parser."""
+
+    name: str
+    filename: str
+    parser: Parser
+    max_bytes: Callable[[Limits], int] = lambda limits: limits.file_bytes
+
+
+@dataclass
+class Artifact:
+    """One loaded file. `value` is set only when `status` is valid."""
+
+    spec: ArtifactSpec
+    file: str
+    status: Status
+    raw: RawFile | None = None
+    value: Any = None
+    problems: list[Problem] = field(default_factory=list)
+    line_of: Callable[[str], int | None] = lambda pointer: None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def at(self, pointer: str = "", line: int | None = None) -> Location:
+        """Location of a JSON pointer (or a known line) in this artifact."""
+        if line is None and pointer:
+            line = self.line_of(pointer)
+        return Location(self.file, line, None, pointer or None)
+
+
+def _locate(problem: Problem, file: str, line_of: Callable[[str], int | None]) -> Problem:
+    """Fill in file and line for a problem that knows only its pointer."""
+    loc = problem.location or Location(file)
+    line = loc.line if loc.line is not None else (line_of(loc.pointer) if loc.pointer is not None else None)
+    return dataclasses.replace(problem, location=Location(file, line, loc.column, loc.pointer or None))
+
+
+def load(
+    spec: ArtifactSpec, folder_fd: int | None, limits: Limits, path: str | None = None
+) -> Artifact:
+    """Load one artifact; never raises. `path` overrides the file's place (e.g. --server-log)."""
+    file = spec.filename if path is None else os.path.basename(path) or path
+    try:
+        if path is None:
+            raw = read_file(spec.filename, spec.max_bytes(limits), dir_fd=folder_fd)
+        else:
+            raw = read_file(path, spec.max_bytes(limits), follow=True)
+    except Refused as refusal:
+        return Artifact(spec, file, "refused", problems=[_locate(refusal.problem, file, lambda p: None)])
+    if raw is None:
+        return Artifact(spec, file, "missing", problems=[Problem("file.missing", {"file": file})])
+    try:
+        text = decode_utf8(raw.data, file)
+    except TextError as error:
+        return Artifact(spec, file, "invalid", raw, problems=[error.problem])
+    try:
+        parsed = spec.parser(text, file, limits)
+    except (RecursionError, MemoryError, ValueError) as exc:  # parser bugs on hostile input
+        problem = Problem("file.unparseable", {"error": type(exc).__name__}, Location(file))
+        return Artifact(spec, file, "invalid", raw, problems=[problem])
+    problems = [_locate(p, file, parsed.line_of) for p in parsed.problems]
+    status: Status = "invalid" if problems else "valid"
+    return Artifact(
+        spec, file, status, raw, parsed.value if status == "valid" else None, problems, parsed.line_of
+    )

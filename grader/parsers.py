@@ -1,0 +1,114 @@
+"""Parsers for the file formats labs use: a JSON document, JSON Lines, Python source.
+
+Each returns a `Parsed` and never raises: every way a file can be wrong becomes a located
+`Problem`. Format-specific parsers (SSE streams, server logs) live in `grader.formats`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+
+from grader.jsonload import JsonError, PositionMap, StrictDecoder
+from grader.limits import Limits
+from grader.loading import Parsed, Parser
+from grader.problems import Location, Problem
+from grader.schema import validate
+
+
+def json_document(schema: str) -> Parser:
+    """A parser for one strict JSON document validated against `schemas/<schema>`."""
+
+    def parse(text: str, file: str, limits: Limits) -> Parsed:
+        decoder = StrictDecoder(limits.number_digits, limits.json_depth)
+        try:
+            value = decoder.decode(text, file)
+        except JsonError as error:
+            return Parsed(None, [error.problem])
+        positions = PositionMap(text)
+        return Parsed(value, validate(schema, value), positions.line_of)
+
+    return parse
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def json_lines(schema: str) -> Parser:
+    """A parser for JSON Lines: one strict JSON value per line, each valid against `schema`.
+
+    Blank lines carry no record and are skipped. The value is the list of records; a
+    record's pointer is `/<index>` and maps back to its physical line.
+    """
+
+    def parse(text: str, file: str, limits: Limits) -> Parsed:
+        decoder = StrictDecoder(limits.number_digits, limits.json_depth)
+        records: list[object] = []
+        record_lines: list[int] = []
+        maps: list[PositionMap] = []
+        problems: list[Problem] = []
+        for number, line in enumerate(_LINE_END.split(text), start=1):
+            if not line.strip():
+                continue
+            if len(records) >= limits.jsonl_records:
+                problems.append(Problem("jsonl.too_many", {"limit": limits.jsonl_records}, Location(file, number)))
+                break
+            try:
+                value = decoder.decode(line, file)
+            except JsonError as error:
+                loc = error.problem.location or Location(file)
+                problems.append(Problem(error.problem.message_id, error.problem.params,
+                                        Location(file, number, loc.column, f"/{len(records)}")))
+                records.append(None)
+            else:
+                for problem in validate(schema, value, (len(records),)):
+                    problems.append(Problem(problem.message_id, problem.params,
+                                            Location(file, number, None, problem.location.pointer if problem.location else None)))
+                records.append(value)
+            record_lines.append(number)
+            maps.append(PositionMap(line, number))
+
+        def line_of(pointer: str) -> int | None:
+            head = pointer.split("/")[1] if pointer.startswith("/") else ""
+            if not head.isdigit() or int(head) >= len(record_lines):
+                return None
+            return maps[int(head)].line_of(pointer[len(head) + 1 :]) or record_lines[int(head)]
+
+        return Parsed(records, problems, line_of)
+
+    return parse
+
+
+def python_source() -> Parser:
+    """A parser for Python source: the `ast.Module`, never imported or run."""
+
+    def parse(text: str, file: str, limits: Limits) -> Parsed:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours
+                tree = ast.parse(text, filename=file)
+        except SyntaxError as exc:
+            return Parsed(None, [Problem("python.syntax", {"detail": exc.msg or "invalid syntax"},
+                                         Location(file, exc.lineno, exc.offset))])
+        except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+            return Parsed(None, [Problem("python.unparseable", {"error": type(exc).__name__}, Location(file))])
+        return Parsed(tree)
+
+    return parse
+
+
+def server_log() -> Parser:
+    """A parser for a llama-server text log: the scan of every line the lab cares about."""
+    from grader.formats.llama_log import scan_log
+
+    def parse(text: str, file: str, limits: Limits) -> Parsed:
+        log = scan_log(text, max_lines=limits.log_lines)
+        problems: list[Problem] = []
+        if not text.strip():
+            problems.append(Problem("log.empty", {}, Location(file, 1)))
+        elif log.truncated:
+            problems.append(Problem("log.too_many_lines", {"limit": limits.log_lines}, Location(file)))
+        return Parsed(log, problems, lambda pointer: None)
+
+    return parse

@@ -1,0 +1,37 @@
+"""Renderers: each turns a `Result` into one output format, and nothing else.
+
+A renderer is a module with `render(result: Result, options: RenderOptions) -> str`.
+They are looked up by format name and imported only when chosen, so a format's
+dependencies cost nothing to the others. A new format is a new module and one line here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Protocol
+
+from grader.i18n import Catalog
+from grader.result import Result
+
+FORMATS = {
+    "text": "grader.render.text",
+    "json": "grader.render.json",
+}
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    catalog: Catalog
+    color: bool = False
+    verbose: bool = False
+
+
+class Renderer(Protocol):
+    def __call__(self, result: Result, options: RenderOptions) -> str: ...
+
+
+def renderer(name: str) -> Renderer:
+    module = importlib.import_module(FORMATS[name])
+    render: Renderer = module.render
+    return render

@@ -1,0 +1,14 @@
+"""The machine-readable result: one JSON document valid against result.schema.json.
+
+Keys keep the model's order and the output ends with a newline; with no timestamps and
+no absolute paths added, equal input gives equal bytes.
+"""
+
+from __future__ import annotations
+
+from grader.render import RenderOptions
+from grader.result import Result
+
+
+def render(result: Result, options: RenderOptions) -> str:
+    return result.model_dump_json(indent=2) + "\n"

@@ -1,0 +1,90 @@
+"""The human report, shaped like pytest's: one line per check, details for failures.
+
+A ✓ / ✗ / – / ! mark, the points and the title per check; for a failure the message with
+file:line, expected vs found and what to do; after the list, the plain explanation of
+each common mistake the submission made, once; last, the score. Colour only when asked
+(the CLI asks on a terminal without NO_COLOR).
+"""
+
+from __future__ import annotations
+
+from grader.i18n import format_value
+from grader.render import RenderOptions
+from grader.result import CheckResult, Result, ResultLocation
+
+MARKS = {"passed": "✓", "failed": "✗", "skipped": "–", "error": "!"}
+COLORS = {"passed": "32", "failed": "31", "skipped": "33", "error": "35"}
+
+
+def _paint(text: str, code: str, on: bool) -> str:
+    return f"\033[{code}m{text}\033[0m" if on else text
+
+
+def _where(loc: ResultLocation | None, line_word: str) -> str:
+    if loc is None:
+        return ""
+    out = loc.file
+    if loc.line is not None:
+        out += f":{loc.line}"
+    if loc.pointer:
+        out += f" ({loc.pointer})"
+    return out
+
+
+def _points(value: float) -> str:
+    return format_value(value)
+
+
+def _check_lines(check: CheckResult, options: RenderOptions, width: int) -> list[str]:
+    t = options.catalog
+    mark = _paint(MARKS[check.status], COLORS[check.status], options.color)
+    pts = f"{_points(check.points)}/{_points(check.max_points)}"
+    lines = [f" {mark} {check.id:<{width}} {pts:>5}  {check.title}"]
+    show = check.status != "passed" or (options.verbose and check.message)
+    if not show:
+        return lines
+    pad = " " * 5
+    where = _where(check.location, t.raw("render.line") or "line")
+    if check.message:
+        lines.append(f"{pad}{where + ': ' if where else ''}{check.message}")
+    if check.expected is not None or check.found is not None:
+        exp = t.raw("render.expected") or "expected"
+        fnd = t.raw("render.found") or "found"
+        lines.append(f"{pad}{exp}: {format_value(check.expected)}   {fnd}: {format_value(check.found)}")
+    if check.hint:
+        lines.append(f"{pad}→ {check.hint}")
+    return lines
+
+
+def render(result: Result, options: RenderOptions) -> str:
+    t = options.catalog
+    if not result.gradable:
+        title = t.raw("render.not_gradable") or "Not graded"
+        return "".join(f"{title}: {e}\n" for e in result.format_errors)
+    width = max((len(c.id) for c in result.checks), default=10)
+    out = [f"{result.lab} · {result.submission}", ""]
+    for check in result.checks:
+        out.extend(_check_lines(check, options, width))
+    broken = [a for a in result.artifacts if a.status != "valid" and len(a.problems) > 1]
+    if options.verbose:
+        for artifact in broken:
+            out.append("")
+            out.append(f"{artifact.file}:")
+            out.extend(f"   {_where(p.location, '')}: {p.message}" for p in artifact.problems)
+    explanations = list(dict.fromkeys(c.explanation for c in result.checks if c.explanation))
+    if explanations:
+        out += ["", _paint(t.raw("render.mistakes") or "Common mistakes found", "1", options.color)]
+        for text in explanations:
+            out += ["", *[f"  {line}" for line in _wrap(text, 88)]]
+    summary = t.text("render.summary", result.summary.model_dump()) or ""
+    score = f"{t.raw('render.score') or 'Score'}: {_points(result.score)}/{_points(result.max_score)}"
+    status = "passed" if result.score == result.max_score else "failed"
+    out += ["", _paint(f"{score} — {summary}", COLORS[status], options.color)]
+    return "\n".join(out) + "\n"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Wrap on spaces; CJK text without spaces is cut by width (terminals wrap it anyway)."""
+    import textwrap
+
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]

@@ -1,0 +1,534 @@
+"""Specification of `grader.formats.llama_log`: the llama-server log lines a grader needs.
+
+Each test states one rule. Numbers taken from the real captures were read off the files in
+`tests/data/` (copies of `fixtures/real/*/server.log`, build b1-0c1e570).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.formats.llama_log import Cancel, Release, ServerLog, TaskTiming, scan_log
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+REAL_CORRECT = DATA / "real_correct_server.log"
+REAL_NO_CLOSE = DATA / "real_no_close_server.log"
+
+# 2026 (b1-0c1e570) lines, verbatim from the real captures.
+PROMPT_65 = (
+    "0.05.121.900 I slot print_timing: id  0 | task 65 | prompt eval time =     216.79 ms /"
+    "    33 tokens (    6.57 ms per token,   152.22 tokens per second)"
+)
+EVAL_65 = (
+    "0.05.121.920 I slot print_timing: id  0 | task 65 |        eval time =    1446.73 ms /"
+    "    64 tokens (   22.96 ms per token,    43.55 tokens per second)"
+)
+TOTAL_65 = (
+    "0.05.121.921 I slot print_timing: id  0 | task 65 |       total time =    1663.52 ms /"
+    "    97 tokens"
+)
+RELEASE_65 = (
+    "0.05.121.950 I slot      release: id  0 | task 65 | stop processing: n_tokens = 96,"
+    " truncated = 0"
+)
+CANCEL_2026 = "0.53.999.256 W srv          stop: cancel task, id_task = 774"
+
+# 2024-25 (examples/server/server.cpp): one SLT_INF whose format starts with "\n".
+SPLIT_BLOCK = [
+    "slot print_timing: id  0 | task 0 | ",
+    "prompt eval time =     225.44 ms /    33 tokens (    6.83 ms per token,   146.38 tokens"
+    " per second)",
+    "       eval time =    1415.71 ms /    64 tokens (   22.47 ms per token,    44.50 tokens"
+    " per second)",
+    "      total time =    1641.15 ms /    97 tokens",
+]
+
+
+def timing(
+    task: int | None,
+    line: int,
+    prompt_ms: float,
+    prompt_n: int,
+    eval_ms: float | None = None,
+    eval_n: int | None = None,
+) -> TaskTiming:
+    return TaskTiming(task, line, prompt_ms, prompt_n, eval_ms, eval_n)
+
+
+# -- cancel --------------------------------------------------------------------------------
+
+
+def test_cancel_line_of_2024_25_era_gives_its_task() -> None:
+    log = scan_log("srv  cancel_tasks: cancel task, id_task = 12\n")
+    assert log.cancels == (Cancel(line=1, task=12),)
+
+
+def test_cancel_line_of_2026_era_with_time_and_level_prefix_gives_its_task() -> None:
+    log = scan_log("0.53.596.284 I srv  llama_server: model loaded\n" + CANCEL_2026 + "\n")
+    assert log.cancels == (Cancel(line=2, task=774),)
+
+
+def test_cancel_line_without_task_id_gives_task_none() -> None:
+    log = scan_log("W srv  some_func: cancel task\n")
+    assert log.cancels == (Cancel(line=1, task=None),)
+
+
+def test_cancel_phrase_must_be_whole_words() -> None:
+    log = scan_log("srv  x: cancel tasks queued\nsrv  x: precancel task\n")
+    assert log.cancels == ()
+
+
+def test_other_lines_naming_id_task_are_not_cancels() -> None:
+    log = scan_log("srv  params_from_: no slot is available, defer task, id_task = 3\n")
+    assert log.cancels == ()
+
+
+# -- timings -------------------------------------------------------------------------------
+
+
+def test_timing_on_one_line_pairs_with_the_eval_line_of_the_same_task() -> None:
+    log = scan_log("\n".join([PROMPT_65, EVAL_65, TOTAL_65]))
+    assert log.timings == (timing(65, 1, 216.79, 33, 1446.73, 64),)
+
+
+def test_timing_without_eval_line_keeps_eval_none() -> None:
+    log = scan_log(PROMPT_65)
+    assert log.timings == (timing(65, 1, 216.79, 33),)
+
+
+def test_eval_line_of_another_task_does_not_complete_a_timing() -> None:
+    other_eval = EVAL_65.replace("task 65", "task 66")
+    log = scan_log("\n".join([PROMPT_65, other_eval]))
+    assert log.timings == (timing(65, 1, 216.79, 33),)
+
+
+def test_timing_split_over_lines_belongs_to_the_task_of_the_prefix_line() -> None:
+    log = scan_log("\n".join(["I srv  update_slots: all slots are idle", *SPLIT_BLOCK]))
+    assert log.timings == (timing(0, 3, 225.44, 33, 1415.71, 64),)
+
+
+def test_consecutive_split_blocks_each_take_their_own_prefix() -> None:
+    second = [SPLIT_BLOCK[0].replace("task 0", "task 7"), *SPLIT_BLOCK[1:]]
+    log = scan_log("\n".join([*SPLIT_BLOCK, *second]))
+    assert [(t.task, t.line, t.eval_n) for t in log.timings] == [(0, 2, 64), (7, 6, 64)]
+
+
+def test_an_unprefixed_timing_after_another_line_is_not_given_the_old_prefix_task() -> None:
+    text = "\n".join([SPLIT_BLOCK[0], "srv  update_slots: something else", SPLIT_BLOCK[1]])
+    assert [t.task for t in scan_log(text).timings] == [None]
+
+
+def test_timing_from_json_lines_log_uses_its_id_task_field() -> None:
+    text = "\n".join(
+        [
+            '{"tid":"140","timestamp":1717000000,"level":"INFO","function":"print_timings",'
+            '"line":327,"msg":"prompt eval time     =     225.44 ms /    33 tokens (    6.83 ms'
+            ' per token,   146.38 tokens per second)","id_slot":0,"id_task":5,'
+            '"t_prompt_processing":225.44,"n_prompt_tokens_processed":33,"t_token":6.83,'
+            '"n_tokens_second":146.38}',
+            '{"tid":"140","timestamp":1717000000,"level":"INFO","function":"print_timings",'
+            '"line":341,"msg":"generation eval time =    1415.71 ms /    64 runs   (   22.47 ms'
+            ' per token,    44.50 tokens per second)","id_slot":0,"id_task":5,'
+            '"t_token_generation":1415.71,"n_decoded":64,"t_token":22.47,'
+            '"n_tokens_second":44.5}',
+        ]
+    )
+    assert scan_log(text).timings == (timing(5, 1, 225.44, 33, 1415.71, 64),)
+
+
+def test_timing_from_text_format_log_uses_its_id_task_key() -> None:
+    text = (
+        "INFO [           print_timings] prompt eval time     =      10.50 ms /     4 tokens"
+        ' (    2.62 ms per token,   380.95 tokens per second) | tid="1" timestamp=1717000000'
+        " id_slot=0 id_task=9 t_prompt_processing=10.5 n_prompt_tokens_processed=4"
+    )
+    assert scan_log(text).timings == (timing(9, 1, 10.5, 4),)
+
+
+def test_oldest_timing_lines_without_any_task_give_task_none() -> None:
+    text = "\n".join(
+        [
+            "print_timings: prompt eval time =     925.78 ms /    24 tokens (   38.57 ms per"
+            " token,    25.92 tokens per second)",
+            "print_timings:        eval time =    4178.32 ms /    31 runs   (  134.78 ms per"
+            " token,     7.42 tokens per second)",
+        ]
+    )
+    assert scan_log(text).timings == (timing(None, 1, 925.78, 24, 4178.32, 31),)
+
+
+def test_library_wide_totals_are_not_task_timings() -> None:
+    text = "\n".join(
+        [
+            "llama_perf_context_print: prompt eval time =     925.78 ms /    24 tokens",
+            "llama_print_timings: prompt eval time =   925.78 ms /    24 tokens",
+            "common_perf_print: prompt eval time =     925.78 ms /    24 tokens",
+        ]
+    )
+    assert scan_log(text).timings == ()
+
+
+def test_progress_lines_of_print_timing_are_not_timings() -> None:
+    text = (
+        "0.54.077.240 I slot print_timing: id  0 | task 774 | n_gen =    138, tg =  45.63 t/s,"
+        " tg_3s =  45.96 t/s"
+    )
+    assert scan_log(text).timings == ()
+
+
+# -- wrappers ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("prefix", ["llm-1  | ", "voice-llm_1  | "], ids=["v2", "v1"])
+def test_docker_compose_prefix_is_ignored(prefix: str) -> None:
+    text = "\n".join(prefix + line for line in [PROMPT_65, EVAL_65, CANCEL_2026, RELEASE_65])
+    log = scan_log(text)
+    assert log.timings == (timing(65, 1, 216.79, 33, 1446.73, 64),)
+    assert log.cancels == (Cancel(3, 774),)
+    assert log.releases == (Release(4, 65, 96),)
+
+
+def test_journald_prefix_is_ignored() -> None:
+    prefix = "Nov 30 12:00:01 pod llama-server[123]: "
+    text = "\n".join(prefix + line for line in [PROMPT_65, EVAL_65, CANCEL_2026, RELEASE_65])
+    log = scan_log(text)
+    assert log.timings == (timing(65, 1, 216.79, 33, 1446.73, 64),)
+    assert log.cancels == (Cancel(3, 774),)
+    assert log.releases == (Release(4, 65, 96),)
+
+
+def test_split_timing_is_attributed_through_docker_compose_prefixes() -> None:
+    text = "\n".join("llm-1  | " + line for line in SPLIT_BLOCK)
+    assert scan_log(text).timings == (timing(0, 2, 225.44, 33, 1415.71, 64),)
+
+
+def test_nested_wrappers_are_all_ignored() -> None:
+    line = "Nov 30 12:00:01 pod dockerd[9]: llm-1  | " + CANCEL_2026
+    assert scan_log(line).cancels == (Cancel(1, 774),)
+
+
+def test_ansi_colour_sequences_are_stripped() -> None:
+    blue, green, magenta, reset = "\x1b[34m", "\x1b[32m", "\x1b[35m", "\x1b[0m"
+    colour_cancel = f"{blue}0.53.999.256{reset} {magenta}W {CANCEL_2026[15:]}{reset}"
+    colour_prompt = PROMPT_65.replace(
+        "0.05.121.900 I ", f"{blue}0.05.121.900{reset} {green}I {reset}"
+    )
+    log = scan_log(colour_prompt + "\n" + colour_cancel)
+    assert log.timings == (timing(65, 1, 216.79, 33),)
+    assert log.cancels == (Cancel(2, 774),)
+
+
+def test_an_ansi_sequence_inside_a_keyword_does_not_hide_it() -> None:
+    assert scan_log("srv  stop: cancel\x1b[1m task\x1b[0m, id_task = 3").cancels == (Cancel(1, 3),)
+
+
+# -- releases ------------------------------------------------------------------------------
+
+
+def test_release_with_n_tokens_gives_task_and_count() -> None:
+    assert scan_log(RELEASE_65).releases == (Release(line=1, task=65, n_tokens=96),)
+
+
+def test_release_with_n_past_of_older_logs_gives_task_and_count() -> None:
+    line = "slot      release: id  0 | task 12 | stop processing: n_past = 96, truncated = 0"
+    assert scan_log(line).releases == (Release(line=1, task=12, n_tokens=96),)
+
+
+def test_slot_released_of_json_lines_log_gives_task_and_n_past() -> None:
+    line = (
+        '{"tid":"1","timestamp":1717000000,"level":"INFO","function":"update_slots","line":1,'
+        '"msg":"slot released","id_slot":0,"id_task":5,"n_ctx":4096,"n_past":96,'
+        '"n_system_tokens":0,"n_cache_tokens":96,"truncated":false}'
+    )
+    assert scan_log(line).releases == (Release(line=1, task=5, n_tokens=96),)
+
+
+def test_release_without_a_task_is_not_recorded() -> None:
+    assert scan_log("stop processing: n_tokens = 96, truncated = 0").releases == ()
+
+
+# -- full prompt size ----------------------------------------------------------------------
+
+# Task 390 and 456 of fixtures/real/cache_on_in_prefill/server.log (lines 56-57, 60, 70-71,
+# 74): the KV cache made prompt eval count 13 of 34 and 859 of 1366 tokens.
+CACHE_ON_SNIPPET = "\n".join(
+    [
+        "0.11.733.305 I slot print_timing: id  0 | task 390 | prompt eval time =     107.05 ms /"
+        "    13 tokens (    8.23 ms per token,   121.44 tokens per second)",
+        "0.11.733.333 I slot print_timing: id  0 | task 390 |        eval time =     625.07 ms /"
+        "    32 tokens (   20.16 ms per token,    49.59 tokens per second)",
+        "0.11.733.481 I slot      release: id  0 | task 390 | stop processing: n_tokens = 65,"
+        " truncated = 0",
+        "0.22.117.143 I slot print_timing: id  0 | task 456 | prompt eval time =    5542.16 ms /"
+        "   859 tokens (    6.45 ms per token,   154.99 tokens per second)",
+        "0.22.117.152 I slot print_timing: id  0 | task 456 |        eval time =    1067.28 ms /"
+        "    32 tokens (   34.43 ms per token,    29.05 tokens per second)",
+        "0.22.118.511 I slot      release: id  0 | task 456 | stop processing: n_tokens = 1397,"
+        " truncated = 0",
+    ]
+)
+
+
+def test_full_prompt_tokens_recovers_the_cached_part_on_real_cache_on_lines() -> None:
+    log = scan_log(CACHE_ON_SNIPPET)
+    assert [(t.task, t.prompt_n, t.eval_n) for t in log.timings] == [(390, 13, 32), (456, 859, 32)]
+    assert [log.full_prompt_tokens(t) for t in log.timings] == [65 - 31, 1397 - 31]
+    assert [log.full_prompt_tokens(t) for t in log.timings] == [34, 1366]
+
+
+def test_full_prompt_tokens_uses_a_release_logged_before_the_timing_block() -> None:
+    release = "slot      release: id  0 | task 0 | stop processing: n_past = 96, truncated = 0"
+    text = "\n".join([release, *SPLIT_BLOCK])
+    log = scan_log(text)
+    assert log.full_prompt_tokens(log.timings[0]) == 33
+
+
+def test_full_prompt_tokens_uses_the_release_of_the_same_server_run() -> None:
+    run = [PROMPT_65, EVAL_65, RELEASE_65]
+    restarted = [line.replace("n_tokens = 96", "n_tokens = 200") for line in run]
+    startup = ["0.00.002.023 I srv  llama_server: initializing ..."] * 10  # a restart prints many
+    log = scan_log("\n".join([*run, *startup, *restarted]))
+    assert [log.full_prompt_tokens(t) for t in log.timings] == [33, 137]
+
+
+def test_full_prompt_tokens_is_none_without_release_or_eval_line() -> None:
+    no_release = scan_log("\n".join([PROMPT_65, EVAL_65]))
+    no_eval = scan_log("\n".join([PROMPT_65, RELEASE_65]))
+    assert no_release.full_prompt_tokens(no_release.timings[0]) is None
+    assert no_eval.full_prompt_tokens(no_eval.timings[0]) is None
+
+
+def test_full_prompt_tokens_is_none_when_smaller_than_the_evaluated_tokens() -> None:
+    shifted = RELEASE_65.replace("n_tokens = 96", "n_tokens = 50")
+    log = scan_log("\n".join([PROMPT_65, EVAL_65, shifted]))
+    assert log.full_prompt_tokens(log.timings[0]) is None
+
+
+def test_full_prompt_tokens_is_none_for_a_timing_without_task() -> None:
+    log = scan_log("\n".join([SPLIT_BLOCK[1], SPLIT_BLOCK[2], RELEASE_65]))
+    assert log.timings[0].task is None
+    assert log.full_prompt_tokens(log.timings[0]) is None
+
+
+def test_release_of_gives_the_first_release_or_the_one_nearest_a_line() -> None:
+    log = scan_log("\n".join([RELEASE_65, "x", "x", "x", RELEASE_65.replace("= 96", "= 7")]))
+    assert log.release_of(65) == Release(1, 65, 96)
+    assert log.release_of(65, near_line=4) == Release(5, 65, 7)
+    assert log.release_of(65, near_line=3) == Release(1, 65, 96)  # a tie: the earlier one
+    assert log.release_of(66) is None
+
+
+# -- real captures -------------------------------------------------------------------------
+
+
+def test_real_correct_log_has_14_timings_and_one_cancel_of_task_774() -> None:
+    log = scan_log(REAL_CORRECT.read_text(encoding="utf-8"))
+    assert log.line_count == 116
+    assert not log.truncated
+    assert log.cancels == (Cancel(line=114, task=774),)
+    assert [t.task for t in log.timings] == [
+        0, 65, 130, 195, 260, 325, 390, 423, 456, 489, 554, 587, 620, 653,
+    ]  # fmt: skip
+    assert [t.line for t in log.timings] == [
+        14, 21, 28, 35, 42, 49, 56, 63, 70, 77, 84, 93, 100, 107,
+    ]  # fmt: skip
+    assert [t.prompt_n for t in log.timings] == [
+        33, 33, 33, 33, 33, 33, 34, 526, 1366, 25, 1361, 1, 1373, 34,
+    ]  # fmt: skip
+    assert log.timings[0] == timing(0, 14, 225.44, 33, 1415.71, 64)
+    assert log.timings[-1] == timing(653, 107, 230.54, 34, 2669.61, 120)
+
+
+def test_real_correct_log_releases_every_task_including_the_cancelled_one() -> None:
+    log = scan_log(REAL_CORRECT.read_text(encoding="utf-8"))
+    assert len(log.releases) == 15
+    assert log.releases[-1] == Release(line=115, task=774, n_tokens=58)
+
+
+def test_real_correct_log_full_prompt_equals_prompt_n_unless_the_cache_was_reused() -> None:
+    log = scan_log(REAL_CORRECT.read_text(encoding="utf-8"))
+    reused = {
+        t.task: (t.prompt_n, log.full_prompt_tokens(t))
+        for t in log.timings
+        if log.full_prompt_tokens(t) != t.prompt_n
+    }
+    # cache_prompt=True requests reuse the common prefix: the cache "second" request (587)
+    # whole, and a few leading tokens for "hi" (489), "first" (554), "changed_prefix" (620)
+    # and the sentence request (653).
+    assert reused == {
+        489: (25, 30),
+        554: (1361, 1366),
+        587: (1, 1366),
+        620: (1373, 1376),
+        653: (34, 37),
+    }
+
+
+def test_real_no_close_log_has_no_cancel() -> None:
+    log = scan_log(REAL_NO_CLOSE.read_text(encoding="utf-8"))
+    assert log.cancels == ()
+    assert len(log.timings) == 15  # the "cancelled" request ran to its end: 256 tokens
+    assert log.timings[-1] == timing(774, 115, 233.93, 40, 5832.02, 256)
+
+
+# -- lines ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+def test_lf_crlf_and_cr_line_ends_give_the_same_line_numbers(eol: str) -> None:
+    log = scan_log(eol.join(["a", PROMPT_65, "", CANCEL_2026, ""]))
+    assert log.line_count == 4
+    assert [t.line for t in log.timings] == [2]
+    assert log.cancels == (Cancel(4, 774),)
+
+
+def test_mixed_line_ends_are_each_one_line_end() -> None:
+    log = scan_log("a\r\nb\rc\n\r\n" + CANCEL_2026)
+    assert log.line_count == 5
+    assert log.cancels == (Cancel(5, 774),)
+
+
+def test_only_cr_and_lf_end_lines() -> None:
+    log = scan_log("a\x0bb\x0cc\x85d\u2028e\n" + CANCEL_2026)
+    assert log.line_count == 2
+    assert log.cancels == (Cancel(2, 774),)
+
+
+def test_empty_text_has_no_lines_and_a_last_line_without_line_end_counts() -> None:
+    assert scan_log("") == ServerLog(0, (), (), (), False)
+    assert scan_log("\n").line_count == 1
+    assert scan_log("a\nb").line_count == 2
+
+
+def test_a_leading_byte_order_mark_is_ignored() -> None:
+    assert scan_log("\ufeff" + CANCEL_2026).cancels == (Cancel(1, 774),)
+
+
+def test_max_lines_stops_the_scan_and_says_so() -> None:
+    text = "\n".join(["a", "b", CANCEL_2026]) + "\n"
+    assert scan_log(text, max_lines=2) == ServerLog(2, (), (), (), True)
+    assert scan_log(text, max_lines=3).truncated is False
+    assert scan_log(text, max_lines=3).cancels == (Cancel(3, 774),)
+    assert scan_log(text, max_lines=0) == ServerLog(0, (), (), (), True)
+    assert scan_log("", max_lines=0).truncated is False
+
+
+def test_negative_max_lines_is_a_programming_error() -> None:
+    with pytest.raises(ValueError):
+        scan_log("a", max_lines=-1)
+
+
+def test_large_log_is_scanned_completely() -> None:
+    block = [
+        "0.01.801.835 I slot launch_slot_: id  0 | task {t} | processing task, is_child = 0",
+        PROMPT_65.replace("task 65", "task {t}"),
+        EVAL_65.replace("task 65", "task {t}"),
+        TOTAL_65.replace("task 65", "task {t}"),
+        RELEASE_65.replace("task 65", "task {t}"),
+        "0.53.999.256 W srv          stop: cancel task, id_task = {t}",
+        "llm-1  | 0.00.005.161 I cmn  common_param: some unrelated line {t}",
+        "",
+    ]
+    n = 25_000  # 200k lines
+    text = "\n".join(line.format(t=t) for t in range(n) for line in block)
+    log = scan_log(text)
+    assert log.line_count == n * len(block) - 1  # the text ends with an empty line's end
+    assert (len(log.timings), len(log.cancels), len(log.releases)) == (n, n, n)
+    assert log.timings[-1].task == n - 1
+    assert all(log.full_prompt_tokens(t) == 33 for t in log.timings[:: n // 10])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "slot " * 50_000,
+        "slot x: id " * 30_000,
+        "prompt eval time = " * 20_000,
+        "eval time =" + " " * 200_000 + "1",
+        "cancel task " * 30_000 + "id_task = " + "1" * 100_000,
+        "llm-1  | " * 30_000,
+        "\x1b[" * 60_000,
+        "Nov 30 12:00:01 " + "a" * 200_000,
+        "stop processing: n_tokens = " + "9" * 200_000,
+    ],
+    ids=range(9),
+)
+def test_pathological_lines_scan_without_error(line: str) -> None:
+    log = scan_log(line + "\n" + CANCEL_2026)
+    assert log.line_count == 2
+    assert log.cancels[-1] == Cancel(2, 774)
+
+
+# -- properties ----------------------------------------------------------------------------
+
+LOG_WORDS = st.sampled_from(
+    [
+        "slot print_timing: id  0 | task 3 | ",
+        "slot      release: id  0 | task 3 | ",
+        "prompt eval time = 1.5 ms / 7 tokens",
+        "       eval time = 2.5 ms / 9 tokens",
+        "total time = 4 ms / 16 tokens",
+        "stop processing: n_tokens = 15, truncated = 0",
+        "stop processing: n_past = 15",
+        "srv  cancel_tasks: cancel task, id_task = 3",
+        '{"msg":"slot released","id_task":3,"n_past":15}',
+        "llama_perf_context_print: ",
+        "llm-1  | ",
+        "Nov 30 12:00:01 pod llama-server[1]: ",
+        "0.00.000.001 I ",
+        "\x1b[32m",
+        "\x1b",
+        "\n",
+        "\r\n",
+        "\r",
+        " ",
+        "9",
+        "task",
+    ]
+)
+
+
+def check_invariants(log: ServerLog) -> None:
+    lines = [t.line for t in log.timings] + [c.line for c in log.cancels]
+    lines += [r.line for r in log.releases]
+    assert all(1 <= line <= log.line_count for line in lines)
+    for found in (log.timings, log.cancels, log.releases):
+        assert [x.line for x in found] == sorted(x.line for x in found)
+    for t in log.timings:
+        full = log.full_prompt_tokens(t)
+        assert full is None or full >= t.prompt_n
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_scans_to_a_server_log(text: str) -> None:
+    log = scan_log(text)
+    assert isinstance(log, ServerLog)
+    check_invariants(log)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LOG_WORDS, max_size=60).map("".join))
+def test_text_made_of_log_fragments_scans_to_a_server_log(text: str) -> None:
+    check_invariants(scan_log(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LOG_WORDS.filter(lambda w: w not in ("\n", "\r\n", "\r")), max_size=30))
+def test_the_choice_of_line_end_does_not_change_the_result(lines: list[str]) -> None:
+    results = {eol: scan_log(eol.join(lines)) for eol in ("\n", "\r\n", "\r")}
+    assert results["\n"] == results["\r\n"] == results["\r"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.integers(min_value=0, max_value=20))
+def test_max_lines_scans_a_prefix_of_the_lines(text: str, max_lines: int) -> None:
+    whole = scan_log(text)
+    part = scan_log(text, max_lines=max_lines)
+    assert part.line_count == min(max_lines, whole.line_count)
+    assert part.truncated == (whole.line_count > max_lines)
+    assert part.cancels == tuple(c for c in whole.cancels if c.line <= max_lines)
