@@ -27,8 +27,13 @@ def first_is_miss(ctx: Context) -> None:
     first = ctx["cache"]["first"]["prompt_n"]
     full = _full_prompt(ctx)
     if first < ctx.param("min_full_fraction") * full:
-        raise Fail("reused", expected=f">= {round(ctx.param('min_full_fraction') * full)}", found=first,
-                   full=full, at=ctx.at("cache", "/first/prompt_n"))
+        raise Fail(
+            "reused",
+            expected=f">= {round(ctx.param('min_full_fraction') * full)}",
+            found=first,
+            full=full,
+            at=ctx.at("cache", "/first/prompt_n"),
+        )
 
 
 @check("cache.hit_faster", reads=("cache",))
@@ -37,11 +42,21 @@ def hit_faster(ctx: Context) -> None:
     first, second = ctx["cache"]["first"], ctx["cache"]["second"]
     limit = ctx.param("max_hit_fraction") * first["prompt_n"]
     if second["prompt_n"] > limit:
-        raise Fail("not_reused", expected=f"<= {round(limit)}", found=second["prompt_n"],
-                   first=first["prompt_n"], at=ctx.at("cache", "/second/prompt_n"))
+        raise Fail(
+            "not_reused",
+            expected=f"<= {round(limit)}",
+            found=second["prompt_n"],
+            first=first["prompt_n"],
+            at=ctx.at("cache", "/second/prompt_n"),
+        )
     if not second["ttft_ms"] < ctx.param("max_ttft_ratio") * first["ttft_ms"]:
-        raise Fail("not_faster", expected=f"< {round(ctx.param('max_ttft_ratio') * first['ttft_ms'], 3)}",
-                   found=second["ttft_ms"], first=first["ttft_ms"], at=ctx.at("cache", "/second/ttft_ms"))
+        raise Fail(
+            "not_faster",
+            expected=f"< {round(ctx.param('max_ttft_ratio') * first['ttft_ms'], 3)}",
+            found=second["ttft_ms"],
+            first=first["ttft_ms"],
+            at=ctx.at("cache", "/second/ttft_ms"),
+        )
 
 
 @check("cache.prefix_breaks_reuse", reads=("cache",), uses=("prefill",))
@@ -52,8 +67,17 @@ def prefix_breaks_reuse(ctx: Context) -> None:
     full = _full_prompt(ctx)
     needed = ctx.param("min_recompute_fraction") * full
     if changed["prompt_n"] < needed:
-        raise Fail("reused", expected=f">= {round(needed)}", found=changed["prompt_n"], full=full,
-                   at=ctx.at("cache", "/changed_prefix/prompt_n"))
+        raise Fail(
+            "reused",
+            expected=f">= {round(needed)}",
+            found=changed["prompt_n"],
+            full=full,
+            at=ctx.at("cache", "/changed_prefix/prompt_n"),
+        )
     if not changed["ttft_ms"] > second["ttft_ms"]:
-        raise Fail("not_slower", expected=f"> {second['ttft_ms']}", found=changed["ttft_ms"],
-                   at=ctx.at("cache", "/changed_prefix/ttft_ms"))
+        raise Fail(
+            "not_slower",
+            expected=f"> {second['ttft_ms']}",
+            found=changed["ttft_ms"],
+            at=ctx.at("cache", "/changed_prefix/ttft_ms"),
+        )

@@ -13,15 +13,27 @@ def interrupted(ctx: Context) -> None:
     """The long answer was cut off: some tokens but not all, closed at about 0.5 s."""
     c = ctx["cancel"]
     if c["max_tokens"] != ctx.param("max_tokens"):
-        raise Fail("max_tokens", expected=ctx.param("max_tokens"), found=c["max_tokens"],
-                   at=ctx.at("cancel", "/max_tokens"))
+        raise Fail(
+            "max_tokens",
+            expected=ctx.param("max_tokens"),
+            found=c["max_tokens"],
+            at=ctx.at("cancel", "/max_tokens"),
+        )
     if not 0 < c["received_tokens"] < c["max_tokens"]:
-        raise Fail("received", expected=f"1..{c['max_tokens'] - 1}", found=c["received_tokens"],
-                   at=ctx.at("cancel", "/received_tokens"))
+        raise Fail(
+            "received",
+            expected=f"1..{c['max_tokens'] - 1}",
+            found=c["received_tokens"],
+            at=ctx.at("cancel", "/received_tokens"),
+        )
     low, high = ctx.param("close_min_ms"), ctx.param("close_max_ms")
     if not low <= c["closed_at_ms"] <= high:
-        raise Fail("close_time", expected=f"{low}..{high}", found=c["closed_at_ms"],
-                   at=ctx.at("cancel", "/closed_at_ms"))
+        raise Fail(
+            "close_time",
+            expected=f"{low}..{high}",
+            found=c["closed_at_ms"],
+            at=ctx.at("cancel", "/closed_at_ms"),
+        )
 
 
 def decode_ms_per_token(ttft: Any, sse: Any, cancel: Any) -> tuple[float, str]:
@@ -32,7 +44,11 @@ def decode_ms_per_token(ttft: Any, sse: Any, cancel: Any) -> tuple[float, str]:
     it errs on the slow side and can only make the check more lenient).
     """
     if ttft is not None:
-        rates = [(r["total_ms"] - r["ttft_ms"]) / (r["tokens"] - 1) for r in ttft["runs"] if r["tokens"] > 1]
+        rates = [
+            (r["total_ms"] - r["ttft_ms"]) / (r["tokens"] - 1)
+            for r in ttft["runs"]
+            if r["tokens"] > 1
+        ]
         rates = [r for r in rates if r > 0]
         if rates:
             return medians(rates)[0], "ttft.json"
@@ -52,6 +68,12 @@ def slot_freed(ctx: Context) -> None:
     rest_ms = max(c["max_tokens"] - c["received_tokens"], 1) * per_token
     limit = ctx.param("max_idle_fraction") * rest_ms
     if c["slot_idle_after_ms"] > limit:
-        raise Fail("busy", expected=f"<= {round(limit, 1)}", found=c["slot_idle_after_ms"],
-                   rest_ms=round(rest_ms, 1), per_token=round(per_token, 2), source=source,
-                   at=ctx.at("cancel", "/slot_idle_after_ms"))
+        raise Fail(
+            "busy",
+            expected=f"<= {round(limit, 1)}",
+            found=c["slot_idle_after_ms"],
+            rest_ms=round(rest_ms, 1),
+            per_token=round(per_token, 2),
+            source=source,
+            at=ctx.at("cancel", "/slot_idle_after_ms"),
+        )

@@ -12,8 +12,13 @@ def cancel_task(ctx: Context) -> None:
     """The server logged `cancel task` for the request the client closed."""
     log = ctx["log"]
     if not log.cancels:
-        raise Fail("missing", expected="cancel task", found="(none)", lines=log.line_count,
-                   at=ctx.at("log", line=None))
+        raise Fail(
+            "missing",
+            expected="cancel task",
+            found="(none)",
+            lines=log.line_count,
+            at=ctx.at("log", line=None),
+        )
 
 
 def _measurements(ctx: Context) -> list[tuple[str, str, int, float | None]]:
@@ -44,6 +49,11 @@ def matches_measurements(ctx: Context) -> Note | None:
             matches = [t for t in matches if abs(t.prompt_ms - prompt_ms) <= tolerance]
         if not matches:
             what = f"{prompt_n} tokens" + (f", {prompt_ms} ms" if prompt_ms is not None else "")
-            raise Fail("absent", expected=what, found=f"{len(log.timings)} tasks, none matching",
-                       file=ctx.at(artifact).file, at=ctx.at(artifact, pointer))
+            raise Fail(
+                "absent",
+                expected=what,
+                found=f"{len(log.timings)} tasks, none matching",
+                file=ctx.at(artifact).file,
+                at=ctx.at(artifact, pointer),
+            )
     return None

@@ -39,7 +39,10 @@ class CacheEntry(TypedDict):
     ttft_ms: float
 
 
-Cache = TypedDict("Cache", {"first": CacheEntry, "second": CacheEntry, "changed_prefix": CacheEntry})
+class Cache(TypedDict):
+    first: CacheEntry
+    second: CacheEntry
+    changed_prefix: CacheEntry
 
 
 class Sentence(TypedDict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from checks.numbers import entry_for
@@ -21,12 +22,18 @@ def doc_counts(ctx: Context) -> None:
 def grows_with_docs(ctx: Context) -> None:
     """prompt_n and ttft_ms both grow from 0 to 4 to 12 documents."""
     indexed = sorted(enumerate(ctx["prefill"]), key=lambda pair: pair[1]["docs"])
-    for (_, before), (index, after) in zip(indexed, indexed[1:]):
+    for (_, before), (index, after) in pairwise(indexed):
         for key in ("prompt_n", "ttft_ms"):
             if not after[key] > before[key]:
-                raise Fail("flat", expected=f"> {before[key]}", found=after[key], key=key,
-                           docs=after["docs"], previous_docs=before["docs"],
-                           at=ctx.at("prefill", f"/{index}/{key}"))
+                raise Fail(
+                    "flat",
+                    expected=f"> {before[key]}",
+                    found=after[key],
+                    key=key,
+                    docs=after["docs"],
+                    previous_docs=before["docs"],
+                    at=ctx.at("prefill", f"/{index}/{key}"),
+                )
 
 
 @check("prefill.ttft_covers_prefill", reads=("prefill",))
@@ -35,14 +42,22 @@ def ttft_covers_prefill(ctx: Context) -> None:
     slack = ctx.param("tolerance_ms")
     for index, entry in enumerate(ctx["prefill"]):
         if entry["ttft_ms"] + slack < entry["prompt_ms"]:
-            raise Fail("short", expected=f">= {entry['prompt_ms']}", found=entry["ttft_ms"], docs=entry["docs"],
-                       at=ctx.at("prefill", f"/{index}/ttft_ms"))
+            raise Fail(
+                "short",
+                expected=f">= {entry['prompt_ms']}",
+                found=entry["ttft_ms"],
+                docs=entry["docs"],
+                at=ctx.at("prefill", f"/{index}/ttft_ms"),
+            )
 
 
 def _full_size_from_log(log: Any, entry: dict[str, Any], tolerance_ms: float) -> int | None:
     """The whole prompt size of the task that produced `entry`, from the server log."""
     for timing in log.timings:
-        if timing.prompt_n == entry["prompt_n"] and abs(timing.prompt_ms - entry["prompt_ms"]) <= tolerance_ms:
+        if (
+            timing.prompt_n == entry["prompt_n"]
+            and abs(timing.prompt_ms - entry["prompt_ms"]) <= tolerance_ms
+        ):
             return log.full_prompt_tokens(timing)
     return None
 
@@ -61,18 +76,33 @@ def cache_off(ctx: Context) -> None:
         for index, entry in enumerate(entries):
             full = _full_size_from_log(log, entry, ctx.param("log_tolerance_ms"))
             if full is not None and entry["prompt_n"] < ctx.param("min_full_fraction") * full:
-                raise Fail("log", expected=full, found=entry["prompt_n"], docs=entry["docs"],
-                           at=ctx.at("prefill", f"/{index}/prompt_n"))
+                raise Fail(
+                    "log",
+                    expected=full,
+                    found=entry["prompt_n"],
+                    docs=entry["docs"],
+                    at=ctx.at("prefill", f"/{index}/prompt_n"),
+                )
     cache = ctx.optional("cache")
     twelve = entry_for(entries, ctx.param("all_docs"))
     if cache is not None and twelve is not None:
         index, entry = twelve
         reference = max(cache["first"]["prompt_n"], cache["changed_prefix"]["prompt_n"])
         if entry["prompt_n"] < ctx.param("min_cache_prompt_fraction") * reference:
-            raise Fail("vs_cache", expected=f">= {round(ctx.param('min_cache_prompt_fraction') * reference)}",
-                       found=entry["prompt_n"], reference=reference, docs=entry["docs"],
-                       at=ctx.at("prefill", f"/{index}/prompt_n"))
+            raise Fail(
+                "vs_cache",
+                expected=f">= {round(ctx.param('min_cache_prompt_fraction') * reference)}",
+                found=entry["prompt_n"],
+                reference=reference,
+                docs=entry["docs"],
+                at=ctx.at("prefill", f"/{index}/prompt_n"),
+            )
     for index, entry in enumerate(entries):
         if entry["prompt_n"] < ctx.param("min_prompt_tokens"):
-            raise Fail("tiny", expected=f">= {ctx.param('min_prompt_tokens')}", found=entry["prompt_n"],
-                       docs=entry["docs"], at=ctx.at("prefill", f"/{index}/prompt_n"))
+            raise Fail(
+                "tiny",
+                expected=f">= {ctx.param('min_prompt_tokens')}",
+                found=entry["prompt_n"],
+                docs=entry["docs"],
+                at=ctx.at("prefill", f"/{index}/prompt_n"),
+            )

@@ -26,7 +26,11 @@ SOURCES: dict[str, tuple[str, str, Callable[[Any], Any]]] = {
 """report.json key → (source artifact, source field as the lab names it, getter)."""
 
 
-@check("report.copies_sources", reads=("report",), uses=("ttft", "prefill", "cache", "sentence", "cancel"))
+@check(
+    "report.copies_sources",
+    reads=("report",),
+    uses=("ttft", "prefill", "cache", "sentence", "cancel"),
+)
 def copies_sources(ctx: Context) -> Note | None:
     """Every field of report.json equals its source, within rounding."""
     report = ctx["report"]
@@ -38,8 +42,15 @@ def copies_sources(ctx: Context) -> Note | None:
             continue
         expected, found = getter(source), report[key]
         if not close(found, expected, ctx.param("tolerance_abs"), ctx.param("tolerance_rel")):
-            raise Fail("differs", expected=expected, found=found, key=key, source=ctx.at(artifact).file,
-                       field=field, at=ctx.at("report", f"/{key}"))
+            raise Fail(
+                "differs",
+                expected=expected,
+                found=found,
+                key=key,
+                source=ctx.at(artifact).file,
+                field=field,
+                at=ctx.at("report", f"/{key}"),
+            )
     if unavailable:
         return Note("partial", {"files": ", ".join(sorted(set(unavailable)))})
     return None

@@ -21,11 +21,19 @@ def order(ctx: Context) -> None:
     """First token, then the end of the first sentence, then the end of the answer."""
     s = ctx["sentence"]
     if not s["ttft_ms"] <= s["first_sentence_ms"]:
-        raise Fail("before_ttft", expected=f">= {s['ttft_ms']}", found=s["first_sentence_ms"],
-                   at=ctx.at("sentence", "/first_sentence_ms"))
+        raise Fail(
+            "before_ttft",
+            expected=f">= {s['ttft_ms']}",
+            found=s["first_sentence_ms"],
+            at=ctx.at("sentence", "/first_sentence_ms"),
+        )
     if not s["first_sentence_ms"] <= s["total_ms"]:
-        raise Fail("after_total", expected=f"<= {s['total_ms']}", found=s["first_sentence_ms"],
-                   at=ctx.at("sentence", "/first_sentence_ms"))
+        raise Fail(
+            "after_total",
+            expected=f"<= {s['total_ms']}",
+            found=s["first_sentence_ms"],
+            at=ctx.at("sentence", "/first_sentence_ms"),
+        )
 
 
 @check("sentence.first_sentence_rule", reads=("sentence",))
@@ -34,5 +42,9 @@ def first_sentence_rule(ctx: Context) -> None:
     s = ctx["sentence"]
     expected = first_sentence(s["text"])
     if s["first_sentence"].strip() != expected.strip():
-        raise Fail("wrong", expected=expected.strip()[:80], found=s["first_sentence"].strip()[:80],
-                   at=ctx.at("sentence", "/first_sentence"))
+        raise Fail(
+            "wrong",
+            expected=expected.strip()[:80],
+            found=s["first_sentence"].strip()[:80],
+            at=ctx.at("sentence", "/first_sentence"),
+        )

@@ -19,8 +19,16 @@ def server_config(ctx: Context) -> None:
     props = ctx["props"]
     n_ctx = props["default_generation_settings"]["n_ctx"]
     if n_ctx != ctx.param("n_ctx"):
-        raise Fail("n_ctx", expected=ctx.param("n_ctx"), found=n_ctx,
-                   at=ctx.at("props", "/default_generation_settings/n_ctx"))
+        raise Fail(
+            "n_ctx",
+            expected=ctx.param("n_ctx"),
+            found=n_ctx,
+            at=ctx.at("props", "/default_generation_settings/n_ctx"),
+        )
     if props["total_slots"] != ctx.param("total_slots"):
-        raise Fail("slots", expected=ctx.param("total_slots"), found=props["total_slots"],
-                   at=ctx.at("props", "/total_slots"))
+        raise Fail(
+            "slots",
+            expected=ctx.param("total_slots"),
+            found=props["total_slots"],
+            at=ctx.at("props", "/total_slots"),
+        )

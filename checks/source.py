@@ -20,34 +20,60 @@ def _signature(func: ast.FunctionDef) -> list[tuple[str, object]]:
             defaults.append(ast.literal_eval(node))
         except ValueError:
             defaults.append(ast.unparse(node))
-    return [(p.arg, d) for p, d in zip(params, defaults)]
+    return [(p.arg, d) for p, d in zip(params, defaults, strict=True)]
 
 
 def _uses_http_client(tree: ast.Module) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import) and any(a.name == "http.client" for a in node.names):
             return True
-        if isinstance(node, ast.ImportFrom):
-            if node.module == "http.client" or (node.module == "http" and any(a.name == "client" for a in node.names)):
-                return True
+        if isinstance(node, ast.ImportFrom) and (
+            node.module == "http.client"
+            or (node.module == "http" and any(a.name == "client" for a in node.names))
+        ):
+            return True
     return False
 
 
 @check("sse_py.static", reads=("sse_py",))
 def static(ctx: Context) -> None:
-    """sse.py defines stream(messages, max_tokens=64, cache_prompt=True, raw_out=None) with http.client."""
+    """sse.py defines the lab's `stream(...)` signature and imports http.client."""
     tree: ast.Module = ctx["sse_py"]
-    functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "stream"]
+    functions = [
+        n
+        for n in tree.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "stream"
+    ]
     if not functions:
-        raise Fail("no_stream", expected=SIGNATURE, found="(no top-level def stream)", at=ctx.at("sse_py", line=1))
+        raise Fail(
+            "no_stream",
+            expected=SIGNATURE,
+            found="(no top-level def stream)",
+            at=ctx.at("sse_py", line=1),
+        )
     func = functions[-1]
     if isinstance(func, ast.AsyncFunctionDef):
-        raise Fail("async", expected=SIGNATURE, found="async def stream", at=ctx.at("sse_py", line=func.lineno))
+        raise Fail(
+            "async",
+            expected=SIGNATURE,
+            found="async def stream",
+            at=ctx.at("sse_py", line=func.lineno),
+        )
     found = _signature(func)
-    expected = [(name, _NO_DEFAULT if name == "messages" else default) for name, default in _EXPECTED]
-    if found[: len(expected)] != expected or any(d is _NO_DEFAULT for _, d in found[len(expected) :]):
+    expected = [
+        (name, _NO_DEFAULT if name == "messages" else default) for name, default in _EXPECTED
+    ]
+    if found[: len(expected)] != expected or any(
+        d is _NO_DEFAULT for _, d in found[len(expected) :]
+    ):
         shown = f"stream({ast.unparse(func.args)})"
-        raise Fail("signature", expected=SIGNATURE, found=shown, at=ctx.at("sse_py", line=func.lineno))
+        raise Fail(
+            "signature", expected=SIGNATURE, found=shown, at=ctx.at("sse_py", line=func.lineno)
+        )
     if not _uses_http_client(tree):
-        raise Fail("no_http_client", expected="import http.client", found="(not imported)",
-                   at=ctx.at("sse_py", line=1))
+        raise Fail(
+            "no_http_client",
+            expected="import http.client",
+            found="(not imported)",
+            at=ctx.at("sse_py", line=1),
+        )

@@ -17,9 +17,16 @@ def role_chunk_first(ctx: Context) -> None:
         raise Fail("no_chunks", at=ctx.at("sse", line=1))
     first = chunks[0]
     if not isinstance(first.delta.get("role"), str):
-        raise Fail("no_role", expected="delta.role", found=first.content[:40], at=ctx.at("sse", line=first.line))
+        raise Fail(
+            "no_role",
+            expected="delta.role",
+            found=first.content[:40],
+            at=ctx.at("sse", line=first.line),
+        )
     if first.content:
-        raise Fail("has_content", expected="", found=first.content[:40], at=ctx.at("sse", line=first.line))
+        raise Fail(
+            "has_content", expected="", found=first.content[:40], at=ctx.at("sse", line=first.line)
+        )
 
 
 @check("sse.content_streamed", reads=("sse",))
@@ -31,11 +38,20 @@ def content_streamed(ctx: Context) -> None:
     done = [i for i, e in enumerate(stream.events) if e.kind == "done"]
     if not done:
         last = stream.events[-1]
-        raise Fail("no_done", expected="data: [DONE]", found="(end of file)", at=ctx.at("sse", line=last.line))
+        raise Fail(
+            "no_done",
+            expected="data: [DONE]",
+            found="(end of file)",
+            at=ctx.at("sse", line=last.line),
+        )
     if done[0] != len(stream.events) - 1:
         after = stream.events[done[0] + 1]
-        raise Fail("after_done", found=len(stream.events) - 1 - done[0], done_line=stream.events[done[0]].line,
-                   at=ctx.at("sse", line=after.line))
+        raise Fail(
+            "after_done",
+            found=len(stream.events) - 1 - done[0],
+            done_line=stream.events[done[0]].line,
+            at=ctx.at("sse", line=after.line),
+        )
 
 
 @check("sse.timings_final", reads=("sse",))
@@ -51,8 +67,13 @@ def timings_final(ctx: Context) -> None:
         raise Fail("missing", expected="timings", found="(none)", at=ctx.at("sse", line=last.line))
     missing = [k for k in TIMING_KEYS if k not in timings]
     if missing:
-        raise Fail("keys", expected=", ".join(TIMING_KEYS), found=", ".join(sorted(timings)) or "{}",
-                   key=missing[0], at=ctx.at("sse", line=last.line))
+        raise Fail(
+            "keys",
+            expected=", ".join(TIMING_KEYS),
+            found=", ".join(sorted(timings)) or "{}",
+            key=missing[0],
+            at=ctx.at("sse", line=last.line),
+        )
 
 
 @check("chunks.role_chunk_excluded", reads=("chunks", "sse"))
@@ -61,8 +82,13 @@ def role_chunk_excluded(ctx: Context) -> None:
     records = ctx["chunks"]
     for index, record in enumerate(records):
         if record["text"] == "":
-            raise Fail("empty_text", expected='"text" not empty', found='""', index=index,
-                       at=ctx.at("chunks", f"/{index}/text"))
+            raise Fail(
+                "empty_text",
+                expected='"text" not empty',
+                found='""',
+                index=index,
+                at=ctx.at("chunks", f"/{index}/text"),
+            )
     expected = len(ctx["sse"].content_events)
     if len(records) != expected:
         raise Fail("count", expected=expected, found=len(records), at=ctx.at("chunks", line=1))
@@ -75,14 +101,22 @@ def match_sse(ctx: Context) -> None:
     streamed: str = ctx["sse"].content
     if joined == streamed:
         return
-    offset = next((i for i, (a, b) in enumerate(zip(joined, streamed)) if a != b), min(len(joined), len(streamed)))
+    offset = next(
+        (i for i, (a, b) in enumerate(zip(joined, streamed, strict=False)) if a != b),
+        min(len(joined), len(streamed)),
+    )
     consumed, index = 0, 0
     for index, record in enumerate(ctx["chunks"]):  # noqa: B007 - index is used after the loop
         consumed += len(record["text"])
         if consumed > offset:
             break
-    raise Fail("differs", expected=streamed[offset : offset + 20], found=joined[offset : offset + 20],
-               offset=offset, at=ctx.at("chunks", f"/{index}/text"))
+    raise Fail(
+        "differs",
+        expected=streamed[offset : offset + 20],
+        found=joined[offset : offset + 20],
+        offset=offset,
+        at=ctx.at("chunks", f"/{index}/text"),
+    )
 
 
 @check("chunks.time_order", reads=("chunks",))
@@ -92,8 +126,19 @@ def time_order(ctx: Context) -> None:
     for index, record in enumerate(ctx["chunks"]):
         t_ms = record["t_ms"]
         if t_ms <= 0:
-            raise Fail("not_positive", expected="> 0", found=t_ms, index=index, at=ctx.at("chunks", f"/{index}/t_ms"))
+            raise Fail(
+                "not_positive",
+                expected="> 0",
+                found=t_ms,
+                index=index,
+                at=ctx.at("chunks", f"/{index}/t_ms"),
+            )
         if t_ms < previous:
-            raise Fail("decreasing", expected=f">= {previous}", found=t_ms, index=index,
-                       at=ctx.at("chunks", f"/{index}/t_ms"))
+            raise Fail(
+                "decreasing",
+                expected=f">= {previous}",
+                found=t_ms,
+                index=index,
+                at=ctx.at("chunks", f"/{index}/t_ms"),
+            )
         previous = t_ms

@@ -12,10 +12,20 @@ def before_total(ctx: Context) -> None:
     ttft = ctx["ttft"]
     for index, run in enumerate(ttft["runs"]):
         if not run["ttft_ms"] < run["total_ms"]:
-            raise Fail("run", expected=f"< {run['total_ms']}", found=run["ttft_ms"], index=index,
-                       at=ctx.at("ttft", f"/runs/{index}/ttft_ms"))
+            raise Fail(
+                "run",
+                expected=f"< {run['total_ms']}",
+                found=run["ttft_ms"],
+                index=index,
+                at=ctx.at("ttft", f"/runs/{index}/ttft_ms"),
+            )
     if not ttft["ttft_p50"] < ttft["total_p50"]:
-        raise Fail("p50", expected=f"< {ttft['total_p50']}", found=ttft["ttft_p50"], at=ctx.at("ttft", "/ttft_p50"))
+        raise Fail(
+            "p50",
+            expected=f"< {ttft['total_p50']}",
+            found=ttft["ttft_p50"],
+            at=ctx.at("ttft", "/ttft_p50"),
+        )
 
 
 @check("ttft.medians", reads=("ttft",))
@@ -25,8 +35,14 @@ def p50_are_medians(ctx: Context) -> None:
     for key, field in (("ttft_p50", "ttft_ms"), ("total_p50", "total_ms")):
         candidates = medians([run[field] for run in ttft["runs"]])
         if not any(close(ttft[key], m, ctx.param("tolerance_ms")) for m in candidates):
-            raise Fail("wrong", expected=candidates[0], found=ttft[key], key=key, field=field,
-                       at=ctx.at("ttft", f"/{key}"))
+            raise Fail(
+                "wrong",
+                expected=candidates[0],
+                found=ttft[key],
+                key=key,
+                field=field,
+                at=ctx.at("ttft", f"/{key}"),
+            )
 
 
 @check("ttft.tokens", reads=("ttft",))
@@ -38,5 +54,11 @@ def tokens(ctx: Context) -> None:
     limit = ctx.param("max_tokens")
     for index, run in enumerate(runs):
         if not 1 <= run["tokens"] <= limit:
-            raise Fail("range", expected=f"1..{limit}", found=run["tokens"], index=index, limit=limit,
-                       at=ctx.at("ttft", f"/runs/{index}/tokens"))
+            raise Fail(
+                "range",
+                expected=f"1..{limit}",
+                found=run["tokens"],
+                index=index,
+                limit=limit,
+                at=ctx.at("ttft", f"/runs/{index}/tokens"),
+            )

@@ -30,18 +30,41 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="grade one submission folder")
-    check.add_argument("dir", nargs="?", default=DEFAULT_DIR,
-                       help=f"the submission folder (default: {DEFAULT_DIR})")
-    check.add_argument("--server-log", metavar="PATH", help="the server log (default: server.log in DIR)")
-    check.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
-    check.add_argument("--output", metavar="FILE", help="write the result to FILE instead of stdout")
-    check.add_argument("--rubric", metavar="FILE", help="a rubric TOML file (default: the lab's own)")
-    check.add_argument("--lang", choices=["en", "ja", "ko", "zh"],
-                       help="language of the feedback (default: from LC_ALL / LC_MESSAGES / LANG, else en)")
-    check.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                       help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
-    check.add_argument("-v", "--verbose", action="store_true",
-                       help="also show notes on passed checks and every problem of each file")
+    check.add_argument(
+        "dir",
+        nargs="?",
+        default=DEFAULT_DIR,
+        help=f"the submission folder (default: {DEFAULT_DIR})",
+    )
+    check.add_argument(
+        "--server-log", metavar="PATH", help="the server log (default: server.log in DIR)"
+    )
+    check.add_argument(
+        "--format", choices=sorted(FORMATS), default="text", help="output format (default: text)"
+    )
+    check.add_argument(
+        "--output", metavar="FILE", help="write the result to FILE instead of stdout"
+    )
+    check.add_argument(
+        "--rubric", metavar="FILE", help="a rubric TOML file (default: the lab's own)"
+    )
+    check.add_argument(
+        "--lang",
+        choices=["en", "ja", "ko", "zh"],
+        help="language of the feedback (default: from LC_ALL / LC_MESSAGES / LANG, else en)",
+    )
+    check.add_argument(
+        "--color",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="colour the text report (auto: on a terminal, unless NO_COLOR is set)",
+    )
+    check.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show notes on passed checks and every problem of each file",
+    )
     sub.add_parser("checks", help="list the lab's check ids with their points and titles")
     return parser
 

@@ -127,7 +127,9 @@ class Context:
         try:
             return self._params[name]
         except KeyError:
-            raise KeyError(f"the rubric gives check {self.check_id} no parameter {name!r}") from None
+            raise KeyError(
+                f"the rubric gives check {self.check_id} no parameter {name!r}"
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -150,12 +152,29 @@ class Outcome:
 def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
     title = "engine.schema_check.title"
     if artifact.status == "valid":
-        return Outcome(f"{artifact.name}.schema", "passed", points, points, artifact.name,
-                       "engine.schema_check.valid", {"file": artifact.file}, title_id=title)
+        return Outcome(
+            f"{artifact.name}.schema",
+            "passed",
+            points,
+            points,
+            artifact.name,
+            "engine.schema_check.valid",
+            {"file": artifact.file},
+            title_id=title,
+        )
     first = artifact.problems[0]
     params = dict(first.params) | {"file": artifact.file, "more": len(artifact.problems) - 1}
-    return Outcome(f"{artifact.name}.schema", "failed", 0, points, artifact.name, first.message_id,
-                   params, first.location or Location(artifact.file), title_id=title)
+    return Outcome(
+        f"{artifact.name}.schema",
+        "failed",
+        0,
+        points,
+        artifact.name,
+        first.message_id,
+        params,
+        first.location or Location(artifact.file),
+        title_id=title,
+    )
 
 
 def run_checks(
@@ -176,33 +195,66 @@ def run_checks(
 
 
 def _run_one(
-    chk: Check, artifacts: Mapping[str, Artifact], settings: Mapping[str, Any],
+    chk: Check,
+    artifacts: Mapping[str, Artifact],
+    settings: Mapping[str, Any],
     done: Mapping[str, Outcome],
 ) -> Outcome:
     points = float(settings["points"])
-    base = {"id": chk.id, "max_points": points, "artifact": chk.artifact,
-            "title_id": f"{chk.id}.title"}
+    base = {
+        "id": chk.id,
+        "max_points": points,
+        "artifact": chk.artifact,
+        "title_id": f"{chk.id}.title",
+    }
     for name in chk.reads:
         artifact = artifacts[name]
         if artifact.status != "valid":
-            return Outcome(status="skipped", points=0, message_id="engine.skipped.artifact",
-                           params={"file": artifact.file, "status": artifact.status}, **base)
+            return Outcome(
+                status="skipped",
+                points=0,
+                message_id="engine.skipped.artifact",
+                params={"file": artifact.file, "status": artifact.status},
+                **base,
+            )
     for prerequisite in chk.after:
         if prerequisite in done and done[prerequisite].status != "passed":
-            return Outcome(status="skipped", points=0, message_id="engine.skipped.check",
-                           params={"check": prerequisite}, **base)
+            return Outcome(
+                status="skipped",
+                points=0,
+                message_id="engine.skipped.check",
+                params={"check": prerequisite},
+                **base,
+            )
     try:
         note = chk.run(Context(artifacts, settings, chk.id))
     except Fail as failure:
-        return Outcome(status="failed", points=0, message_id=f"{chk.id}.{failure.key}",
-                       params=failure.params, location=failure.at, expected=failure.expected,
-                       found=failure.found, **base)
+        return Outcome(
+            status="failed",
+            points=0,
+            message_id=f"{chk.id}.{failure.key}",
+            params=failure.params,
+            location=failure.at,
+            expected=failure.expected,
+            found=failure.found,
+            **base,
+        )
     except Exception as exc:  # a check's bug must not take the whole grade down
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         detail = f"{type(exc).__name__}: {exc} ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})"
-        return Outcome(status="error", points=0, message_id="engine.error",
-                       params={"detail": detail[:300]}, **base)
+        return Outcome(
+            status="error",
+            points=0,
+            message_id="engine.error",
+            params={"detail": detail[:300]},
+            **base,
+        )
     if note is None:
         return Outcome(status="passed", points=points, **base)
-    return Outcome(status="passed", points=points, message_id=f"{chk.id}.{note.key}",
-                   params=note.params, **base)
+    return Outcome(
+        status="passed",
+        points=points,
+        message_id=f"{chk.id}.{note.key}",
+        params=note.params,
+        **base,
+    )

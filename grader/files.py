@@ -72,7 +72,9 @@ def read_file(
         if exc.errno == errno.ELOOP:
             raise Refused(Problem("file.symlink", {"file": name})) from None
         if exc.errno == errno.EISDIR:
-            raise Refused(Problem("file.not_regular", {"file": name, "kind": "directory"})) from None
+            raise Refused(
+                Problem("file.not_regular", {"file": name, "kind": "directory"})
+            ) from None
         raise Refused(Problem("file.unreadable", {"file": name, "error": exc.strerror})) from None
     try:
         info = os.fstat(fd)
@@ -96,7 +98,9 @@ def read_file(
     finally:
         os.close(fd)
     if len(data) > max_bytes:
-        raise Refused(Problem("file.too_big", {"file": name, "size": len(data), "limit": max_bytes}))
+        raise Refused(
+            Problem("file.too_big", {"file": name, "size": len(data), "limit": max_bytes})
+        )
     return RawFile(name=name, data=data, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
 
 

@@ -43,16 +43,23 @@ def load_artifacts(
         key = "engine.not_a_folder" if os.path.exists(folder) else "engine.no_folder"
         raise NotGradable(Problem(key, {"folder": folder}))
     try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(
+            folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+        )
     except OSError as exc:
-        raise NotGradable(Problem("engine.unreadable_folder", {"folder": folder, "error": exc.strerror})) from None
+        raise NotGradable(
+            Problem("engine.unreadable_folder", {"folder": folder, "error": exc.strerror})
+        ) from None
     artifacts: dict[str, Artifact] = {}
     total = 0
     try:
         for spec in lab.artifacts:
             if total > limits.submission_bytes:
-                problem = Problem("file.submission_too_big", {"limit": limits.submission_bytes},
-                                  Location(spec.filename))
+                problem = Problem(
+                    "file.submission_too_big",
+                    {"limit": limits.submission_bytes},
+                    Location(spec.filename),
+                )
                 artifacts[spec.name] = Artifact(spec, spec.filename, "refused", problems=[problem])
                 continue
             artifact = load(spec, fd, limits, overrides.get(spec.name))
@@ -74,7 +81,8 @@ def _check_result(outcome: Outcome, catalog: Catalog) -> CheckResult:
     params = {"expected": outcome.expected, "found": outcome.found, **outcome.params}
     return CheckResult(
         id=outcome.id,
-        title=catalog.text(outcome.title_id, {"file": outcome.params.get("file", "")}) or outcome.id,
+        title=catalog.text(outcome.title_id, {"file": outcome.params.get("file", "")})
+        or outcome.id,
         status=outcome.status,
         points=outcome.points,
         max_points=outcome.max_points,
@@ -97,8 +105,11 @@ def _artifact_result(artifact: Artifact, catalog: Catalog) -> ArtifactResult:
         sha256=artifact.raw.sha256 if artifact.raw else None,
         bytes=artifact.raw.size if artifact.raw else None,
         problems=[
-            ProblemResult(message=catalog.text(p.message_id, p.params) or p.message_id,
-                          message_id=p.message_id, location=_location(p.location))
+            ProblemResult(
+                message=catalog.text(p.message_id, p.params) or p.message_id,
+                message_id=p.message_id,
+                location=_location(p.location),
+            )
             for p in artifact.problems
         ],
     )
@@ -121,7 +132,9 @@ def grade(
     artifacts = load_artifacts(lab, folder, overrides or {}, limits)
     outcomes = run_checks(lab, artifacts, rubric.settings())
     catalog = catalog_for(lab, lang)
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped", "error")}
+    counts = {
+        s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped", "error")
+    }
     return Result(
         grader_version=__version__,
         lab=lab.name,
@@ -141,8 +154,16 @@ def not_gradable(lab: Lab, folder: str, rubric_version: str, problem: Problem, l
     """The result for a submission that could not be graded at all (PrairieLearn's sense)."""
     catalog = catalog_for(lab, lang)
     return Result(
-        grader_version=__version__, lab=lab.name, rubric_version=rubric_version,
-        language=catalog.lang, submission=folder, gradable=False, score=0, max_score=0,
-        summary=Summary(passed=0, failed=0, skipped=0, error=0), checks=[], artifacts=[],
+        grader_version=__version__,
+        lab=lab.name,
+        rubric_version=rubric_version,
+        language=catalog.lang,
+        submission=folder,
+        gradable=False,
+        score=0,
+        max_score=0,
+        summary=Summary(passed=0, failed=0, skipped=0, error=0),
+        checks=[],
+        artifacts=[],
         format_errors=[catalog.text(problem.message_id, problem.params) or problem.message_id],
     )

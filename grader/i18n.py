@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import string
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -33,7 +33,7 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     return flat
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalog_file(package: str, lang: str) -> dict[str, str]:
     """The flattened catalog `<package>/messages/<lang>.toml` ({} when absent)."""
     resource = resources.files(package).joinpath("messages", f"{lang}.toml")

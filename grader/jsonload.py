@@ -99,7 +99,9 @@ class StrictDecoder:
         except json.JSONDecodeError as exc:
             raise JsonError(_syntax_problem(exc, text, file)) from None
         except (_Refusal, RecursionError, ValueError):
-            raise JsonError(Walker(text, self.max_depth, self.max_digits).first_problem(file)) from None
+            raise JsonError(
+                Walker(text, self.max_depth, self.max_digits).first_problem(file)
+            ) from None
         if _depth(value) > self.max_depth:
             raise JsonError(Walker(text, self.max_depth, self.max_digits).first_problem(file))
         return value
@@ -182,11 +184,15 @@ class Walker:
                 return i + len(literal)
         match = _NUMBER.match(text, i)
         if not match:
-            raise _WalkStop("json.syntax", {"detail": "expected a value", "near": text[i : i + 12]}, i, pointer)
+            raise _WalkStop(
+                "json.syntax", {"detail": "expected a value", "near": text[i : i + 12]}, i, pointer
+            )
         number = match.group()
         digits = len(re.sub(r"[^0-9]", "", number.split("e")[0].split("E")[0]))
         if digits > self.max_digits:
-            raise _WalkStop("json.number_too_long", {"digits": digits, "limit": self.max_digits}, i, pointer)
+            raise _WalkStop(
+                "json.number_too_long", {"digits": digits, "limit": self.max_digits}, i, pointer
+            )
         if any(c in number for c in ".eE") and math.isinf(float(number)):
             raise _WalkStop("json.number_too_large", {"value": number[:30]}, i, pointer)
         return match.end()
@@ -195,7 +201,9 @@ class Walker:
         try:
             _, end = json.decoder.scanstring(self.text, i + 1, True)
         except json.JSONDecodeError as exc:
-            raise _WalkStop("json.syntax", {"detail": exc.msg, "near": self.text[i : i + 12]}, exc.pos, pointer) from None
+            raise _WalkStop(
+                "json.syntax", {"detail": exc.msg, "near": self.text[i : i + 12]}, exc.pos, pointer
+            ) from None
         return end
 
     def _object(self, i: int, path: list[str | int], depth: int) -> int:
@@ -206,21 +214,36 @@ class Walker:
             return i + 1
         while True:
             if text[i : i + 1] != '"':
-                raise _WalkStop("json.syntax", {"detail": "expected a key in double quotes", "near": text[i : i + 12]}, i, json_pointer(path))
+                raise _WalkStop(
+                    "json.syntax",
+                    {"detail": "expected a key in double quotes", "near": text[i : i + 12]},
+                    i,
+                    json_pointer(path),
+                )
             key, after = json.decoder.scanstring(text, i + 1, True)
             if key in seen:
                 raise _WalkStop("json.duplicate_key", {"key": key}, i, json_pointer([*path, key]))
             seen.add(key)
             i = self._skip(after)
             if text[i : i + 1] != ":":
-                raise _WalkStop("json.syntax", {"detail": "expected ':'", "near": text[i : i + 12]}, i, json_pointer(path))
+                raise _WalkStop(
+                    "json.syntax",
+                    {"detail": "expected ':'", "near": text[i : i + 12]},
+                    i,
+                    json_pointer(path),
+                )
             i = self._skip(self._value(self._skip(i + 1), [*path, key], depth + 1))
             if text[i : i + 1] == ",":
                 i = self._skip(i + 1)
                 continue
             if text[i : i + 1] == "}":
                 return i + 1
-            raise _WalkStop("json.syntax", {"detail": "expected ',' or '}'", "near": text[i : i + 12]}, i, json_pointer(path))
+            raise _WalkStop(
+                "json.syntax",
+                {"detail": "expected ',' or '}'", "near": text[i : i + 12]},
+                i,
+                json_pointer(path),
+            )
 
     def _array(self, i: int, path: list[str | int], depth: int) -> int:
         text = self.text
@@ -236,7 +259,12 @@ class Walker:
                 continue
             if text[i : i + 1] == "]":
                 return i + 1
-            raise _WalkStop("json.syntax", {"detail": "expected ',' or ']'", "near": text[i : i + 12]}, i, json_pointer(path))
+            raise _WalkStop(
+                "json.syntax",
+                {"detail": "expected ',' or ']'", "near": text[i : i + 12]},
+                i,
+                json_pointer(path),
+            )
 
 
 class _WalkStop(Exception):

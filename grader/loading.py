@@ -71,8 +71,14 @@ class Artifact:
 def _locate(problem: Problem, file: str, line_of: Callable[[str], int | None]) -> Problem:
     """Fill in file and line for a problem that knows only its pointer."""
     loc = problem.location or Location(file)
-    line = loc.line if loc.line is not None else (line_of(loc.pointer) if loc.pointer is not None else None)
-    return dataclasses.replace(problem, location=Location(file, line, loc.column, loc.pointer or None))
+    line = (
+        loc.line
+        if loc.line is not None
+        else (line_of(loc.pointer) if loc.pointer is not None else None)
+    )
+    return dataclasses.replace(
+        problem, location=Location(file, line, loc.column, loc.pointer or None)
+    )
 
 
 def load(
@@ -86,7 +92,9 @@ def load(
         else:
             raw = read_file(path, spec.max_bytes(limits), follow=True)
     except Refused as refusal:
-        return Artifact(spec, file, "refused", problems=[_locate(refusal.problem, file, lambda p: None)])
+        return Artifact(
+            spec, file, "refused", problems=[_locate(refusal.problem, file, lambda p: None)]
+        )
     if raw is None:
         return Artifact(spec, file, "missing", problems=[Problem("file.missing", {"file": file})])
     try:
@@ -101,5 +109,11 @@ def load(
     problems = [_locate(p, file, parsed.line_of) for p in parsed.problems]
     status: Status = "invalid" if problems else "valid"
     return Artifact(
-        spec, file, status, raw, parsed.value if status == "valid" else None, problems, parsed.line_of
+        spec,
+        file,
+        status,
+        raw,
+        parsed.value if status == "valid" else None,
+        problems,
+        parsed.line_of,
     )

@@ -52,19 +52,38 @@ def json_lines(schema: str) -> Parser:
             if not line.strip():
                 continue
             if len(records) >= limits.jsonl_records:
-                problems.append(Problem("jsonl.too_many", {"limit": limits.jsonl_records}, Location(file, number)))
+                problems.append(
+                    Problem(
+                        "jsonl.too_many", {"limit": limits.jsonl_records}, Location(file, number)
+                    )
+                )
                 break
             try:
                 value = decoder.decode(line, file)
             except JsonError as error:
                 loc = error.problem.location or Location(file)
-                problems.append(Problem(error.problem.message_id, error.problem.params,
-                                        Location(file, number, loc.column, f"/{len(records)}")))
+                problems.append(
+                    Problem(
+                        error.problem.message_id,
+                        error.problem.params,
+                        Location(file, number, loc.column, f"/{len(records)}"),
+                    )
+                )
                 records.append(None)
             else:
                 for problem in validate(schema, value, (len(records),)):
-                    problems.append(Problem(problem.message_id, problem.params,
-                                            Location(file, number, None, problem.location.pointer if problem.location else None)))
+                    problems.append(
+                        Problem(
+                            problem.message_id,
+                            problem.params,
+                            Location(
+                                file,
+                                number,
+                                None,
+                                problem.location.pointer if problem.location else None,
+                            ),
+                        )
+                    )
                 records.append(value)
             record_lines.append(number)
             maps.append(PositionMap(line, number))
@@ -89,10 +108,20 @@ def python_source() -> Parser:
                 warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours
                 tree = ast.parse(text, filename=file)
         except SyntaxError as exc:
-            return Parsed(None, [Problem("python.syntax", {"detail": exc.msg or "invalid syntax"},
-                                         Location(file, exc.lineno, exc.offset))])
+            return Parsed(
+                None,
+                [
+                    Problem(
+                        "python.syntax",
+                        {"detail": exc.msg or "invalid syntax"},
+                        Location(file, exc.lineno, exc.offset),
+                    )
+                ],
+            )
         except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
-            return Parsed(None, [Problem("python.unparseable", {"error": type(exc).__name__}, Location(file))])
+            return Parsed(
+                None, [Problem("python.unparseable", {"error": type(exc).__name__}, Location(file))]
+            )
         return Parsed(tree)
 
     return parse
@@ -108,7 +137,9 @@ def server_log() -> Parser:
         if not text.strip():
             problems.append(Problem("log.empty", {}, Location(file, 1)))
         elif log.truncated:
-            problems.append(Problem("log.too_many_lines", {"limit": limits.log_lines}, Location(file)))
+            problems.append(
+                Problem("log.too_many_lines", {"limit": limits.log_lines}, Location(file))
+            )
         return Parsed(log, problems, lambda pointer: None)
 
     return parse

@@ -8,9 +8,8 @@ so machine consumers get it without parsing prose.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
-Param = Union[str, int, float, None]
+Param = str | int | float | None
 
 
 @dataclass(frozen=True)

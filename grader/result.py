@@ -8,13 +8,13 @@ model; `docs/result-schema-changelog.md` records each change.
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = "1.0.0"
 
-Value = Union[str, int, float, None]
+Value = str | int | float | None
 
 
 class _Model(BaseModel):
@@ -45,7 +45,9 @@ class CheckResult(_Model):
     location: ResultLocation | None = None
     expected: Value = None
     found: Value = None
-    message_id: str | None = Field(None, description="Catalog id of `message`, stable across languages")
+    message_id: str | None = Field(
+        None, description="Catalog id of `message`, stable across languages"
+    )
 
 
 class ProblemResult(_Model):
@@ -83,17 +85,24 @@ class Result(_Model):
     rubric_version: str
     language: str
     submission: str
-    gradable: bool = Field(description="False when the grader could not grade at all; not a low score")
+    gradable: bool = Field(
+        description="False when the grader could not grade at all; not a low score"
+    )
     score: float
     max_score: float
     summary: Summary
     checks: list[CheckResult]
     artifacts: list[ArtifactResult]
-    format_errors: list[str] = Field(default_factory=list, description="Why the submission is not gradable")
+    format_errors: list[str] = Field(
+        default_factory=list, description="Why the submission is not gradable"
+    )
 
 
 def result_schema() -> dict[str, object]:
     """The JSON Schema of `Result` as published in `schemas/result.schema.json`."""
     schema = Result.model_json_schema()
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": "urn:first-token-lab:schema:result", **schema}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "urn:first-token-lab:schema:result",
+        **schema,
+    }

@@ -60,21 +60,33 @@ def parse_rubric(text: str, source: str, check_ids: list[str]) -> Rubric:
     unknown = sorted(set(rubric.checks) - set(check_ids))
     missing = [cid for cid in check_ids if cid not in rubric.checks]
     if unknown:
-        raise RubricError(f"{source}: no check has the id {unknown[0]!r} (known ids: grader checks --list)")
+        raise RubricError(
+            f"{source}: no check has the id {unknown[0]!r} (known ids: grader checks --list)"
+        )
     if missing:
-        raise RubricError(f"{source}: check {missing[0]!r} has no entry; give it points (0 is fine)")
+        raise RubricError(
+            f"{source}: check {missing[0]!r} has no entry; give it points (0 is fine)"
+        )
     for cid, entry in rubric.checks.items():
         for key, value in (entry.model_extra or {}).items():
             if not isinstance(value, (int, float, str, bool, list)):
-                raise RubricError(f"{source}: checks.{cid}.{key}: a threshold must be a value, not a table")
+                raise RubricError(
+                    f"{source}: checks.{cid}.{key}: a threshold must be a value, not a table"
+                )
     return rubric
 
 
 def _ints_as_floats(data: Any) -> Any:
     """TOML `points = 2` is an int; strict models want floats where floats are meant."""
     if isinstance(data, dict):
-        return {k: (float(v) if k == "points" and isinstance(v, int) and not isinstance(v, bool)
-                    else _ints_as_floats(v)) for k, v in data.items()}
+        return {
+            k: (
+                float(v)
+                if k == "points" and isinstance(v, int) and not isinstance(v, bool)
+                else _ints_as_floats(v)
+            )
+            for k, v in data.items()
+        }
     return data
 
 

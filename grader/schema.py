@@ -11,7 +11,7 @@ catalogs can say it in words ("`runs[2].tokens` should be a whole number, found 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -48,10 +48,12 @@ def json_type(value: Any) -> str:
 def schema_names() -> list[str]:
     """Names of every schema shipped in the `schemas` package (file stem before .schema)."""
     files = resources.files("schemas").iterdir()
-    return sorted(f.name.removesuffix(".schema.json") for f in files if f.name.endswith(".schema.json"))
+    return sorted(
+        f.name.removesuffix(".schema.json") for f in files if f.name.endswith(".schema.json")
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict[str, Any]:
     """The parsed schema file `schemas/<name>.schema.json`."""
     text = resources.files("schemas").joinpath(f"{name}.schema.json").read_text("utf-8")
@@ -59,7 +61,7 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
@@ -91,8 +93,18 @@ def _problem(error: Any, prefix: tuple[str | int, ...]) -> Problem:
         allowed = set(error.schema.get("properties", {}))
         extra = sorted(k for k in error.instance if k not in allowed)
         params["key"] = extra[0] if extra else ""
-    elif kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "const", "minItems",
-                  "maxItems", "minLength", "maxLength", "multipleOf"):
+    elif kind in (
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "const",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "multipleOf",
+    ):
         params["limit"] = _short(error.validator_value)
         if kind in ("minItems", "maxItems", "minLength", "maxLength"):
             params["count"] = len(error.instance)

@@ -71,7 +71,7 @@ def _drop_last_timings(text: str) -> str:
     lines = text.split("\n")
     for i in range(len(lines) - 1, -1, -1):
         if '"timings"' in lines[i]:
-            chunk = json.loads(lines[i][len("data: "):])
+            chunk = json.loads(lines[i][len("data: ") :])
             del chunk["timings"]
             lines[i] = "data: " + json.dumps(chunk, separators=(",", ":"), ensure_ascii=False)
             break
@@ -102,82 +102,179 @@ SENTENCE_TEXT = "Bring your insurance card. Also bring a photo ID and a list of 
 
 # name -> (what the student did, mutation, must_fail ids, may_fail ids)
 CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
-    "health_not_ok": ("saved /health while the model was still loading",
-                      edit_json("health.json", _set(["status"], "loading model")), ["health.ok"], []),
-    "props_small_context": ("ran the server with -c 2048",
-                            edit_json("props.json", _set(["default_generation_settings", "n_ctx"], 2048)),
-                            ["props.server_config"], []),
-    "sse_py_requests": ("wrote the client with requests instead of http.client",
-                        edit_text("sse.py", lambda s: s.replace("import http.client", "import requests")),
-                        ["sse_py.static"], []),
-    "sse_py_syntax_error": ("saved sse.py half-edited (a syntax error)",
-                            edit_text("sse.py", lambda s: s.replace("def stream(", "def stream(:", 1)),
-                            ["sse_py.schema"], ["sse_py.static"]),
-    "sse_no_role_chunk": ("saved the stream without its first line",
-                          edit_text("sse_raw.txt", _drop_role_chunk), ["sse.role_chunk_first"], []),
-    "sse_no_done": ("stopped writing before data: [DONE]",
-                    edit_text("sse_raw.txt", lambda s: s[: s.rindex("data: [DONE]")]),
-                    ["sse.content_streamed"], []),
-    "sse_no_timings": ("kept the final chunk but not its timings",
-                       edit_text("sse_raw.txt", _drop_last_timings), ["sse.timings_final"], []),
-    "chunks_changed_fragment": ("edited a fragment in chunks.jsonl",
-                                edit_text("chunks.jsonl", _change_fragment), ["chunks.match_sse"], []),
-    "chunks_out_of_order": ("wrote fragments with swapped times",
-                            edit_text("chunks.jsonl", _swap_times), ["chunks.time_order"], []),
-    "chunks_nan_time": ("wrote NaN as a time in chunks.jsonl",
-                        edit_text("chunks.jsonl", lambda s: s.replace('{"t_ms": 258.05', '{"t_ms": NaN', 1)),
-                        ["chunks.schema"], ["chunks.role_chunk_excluded", "chunks.match_sse", "chunks.time_order"]),
-    "ttft_total_before_first": ("recorded a total_ms shorter than its ttft_ms",
-                                edit_json("ttft.json", _set(["runs", 4, "total_ms"], 200.0)),
-                                ["ttft.before_total"], []),
-    "ttft_mean_not_median": ("wrote the mean instead of the median",
-                             both(edit_json("ttft.json", _set(["total_p50"], 1674.293)),
-                                  edit_json("report.json", _set(["total_p50_ms"], 1674.293))),
-                             ["ttft.medians"], []),
-    "ttft_four_runs": ("measured four runs instead of five",
-                       edit_json("ttft.json", _drop_run), ["ttft.tokens"], []),
-    "ttft_tokens_as_text": ('wrote tokens as a string ("64")',
-                            edit_json("ttft.json", _set(["runs", 0, "tokens"], "64")),
-                            ["ttft.schema"], ["ttft.before_total", "ttft.medians", "ttft.tokens"]),
-    "prefill_eight_docs": ("measured 8 documents instead of 12",
-                           edit_json("prefill.json", _set([2, "docs"], 8)), ["prefill.doc_counts"], []),
-    "prefill_not_growing": ("recorded a 4-doc first token later than the 12-doc one",
-                            edit_json("prefill.json", _set([1, "ttft_ms"], 9400.0)),
-                            ["prefill.grows_with_docs"], []),
-    "prefill_ttft_before_prefill": ("measured ttft from the response headers, after prefill began",
-                                    edit_json("prefill.json", _set([1, "ttft_ms"], 3000.0)),
-                                    ["prefill.ttft_covers_prefill"], []),
-    "prefill_numbers_not_in_log": ("typed a prompt_n the server never reported",
-                                   edit_json("prefill.json", _set([1, "prompt_n"], 530)),
-                                   ["log.matches_measurements"], []),
-    "cache_second_missed": ("changed the messages between first and second",
-                            both(edit_json("cache.json", _set(["second"], {"prompt_n": 1361, "ttft_ms": 8700.0})),
-                                 edit_json("report.json", _set(["cache_ttft_ms"], 8700.0))),
-                            ["cache.hit_faster"], []),
-    "cache_prefix_at_end": ("added the time line at the end instead of the start",
-                            edit_json("cache.json", _set(["changed_prefix"], {"prompt_n": 34, "ttft_ms": 250.0})),
-                            ["cache.prefix_breaks_reuse"], []),
-    "sentence_after_total": ("took first_sentence_ms after the end of the stream",
-                             both(edit_json("sentence.json", _set(["first_sentence_ms"], 2950.0)),
-                                  edit_json("report.json", _set(["first_sentence_ms"], 2950.0))),
-                             ["sentence.order"], []),
-    "sentence_cut_at_period": ("cut the first sentence at the first period without whitespace rule",
-                               both(edit_json("sentence.json", _set(["text"], SENTENCE_TEXT)),
-                                    edit_json("sentence.json", _set(["first_sentence"], SENTENCE_TEXT))),
-                               ["sentence.first_sentence_rule"], []),
-    "cancel_closed_late": ("closed the connection after 2.5 s",
-                           edit_json("cancel.json", _set(["closed_at_ms"], 2500.0)), ["cancel.interrupted"], []),
-    "report_typed_number": ("typed ttft_12docs_ms into report.json by hand",
-                            edit_json("report.json", _set(["ttft_12docs_ms"], 9000)), ["report.copies_sources"], []),
-    "health_missing": ("forgot to save health.json", lambda folder: (folder / "health.json").unlink(),
-                       ["health.schema"], ["health.ok"]),
+    "health_not_ok": (
+        "saved /health while the model was still loading",
+        edit_json("health.json", _set(["status"], "loading model")),
+        ["health.ok"],
+        [],
+    ),
+    "props_small_context": (
+        "ran the server with -c 2048",
+        edit_json("props.json", _set(["default_generation_settings", "n_ctx"], 2048)),
+        ["props.server_config"],
+        [],
+    ),
+    "sse_py_requests": (
+        "wrote the client with requests instead of http.client",
+        edit_text("sse.py", lambda s: s.replace("import http.client", "import requests")),
+        ["sse_py.static"],
+        [],
+    ),
+    "sse_py_syntax_error": (
+        "saved sse.py half-edited (a syntax error)",
+        edit_text("sse.py", lambda s: s.replace("def stream(", "def stream(:", 1)),
+        ["sse_py.schema"],
+        ["sse_py.static"],
+    ),
+    "sse_no_role_chunk": (
+        "saved the stream without its first line",
+        edit_text("sse_raw.txt", _drop_role_chunk),
+        ["sse.role_chunk_first"],
+        [],
+    ),
+    "sse_no_done": (
+        "stopped writing before data: [DONE]",
+        edit_text("sse_raw.txt", lambda s: s[: s.rindex("data: [DONE]")]),
+        ["sse.content_streamed"],
+        [],
+    ),
+    "sse_no_timings": (
+        "kept the final chunk but not its timings",
+        edit_text("sse_raw.txt", _drop_last_timings),
+        ["sse.timings_final"],
+        [],
+    ),
+    "chunks_changed_fragment": (
+        "edited a fragment in chunks.jsonl",
+        edit_text("chunks.jsonl", _change_fragment),
+        ["chunks.match_sse"],
+        [],
+    ),
+    "chunks_out_of_order": (
+        "wrote fragments with swapped times",
+        edit_text("chunks.jsonl", _swap_times),
+        ["chunks.time_order"],
+        [],
+    ),
+    "chunks_nan_time": (
+        "wrote NaN as a time in chunks.jsonl",
+        edit_text("chunks.jsonl", lambda s: s.replace('{"t_ms": 258.05', '{"t_ms": NaN', 1)),
+        ["chunks.schema"],
+        ["chunks.role_chunk_excluded", "chunks.match_sse", "chunks.time_order"],
+    ),
+    "ttft_total_before_first": (
+        "recorded a total_ms shorter than its ttft_ms",
+        edit_json("ttft.json", _set(["runs", 4, "total_ms"], 200.0)),
+        ["ttft.before_total"],
+        [],
+    ),
+    "ttft_mean_not_median": (
+        "wrote the mean instead of the median",
+        both(
+            edit_json("ttft.json", _set(["total_p50"], 1674.293)),
+            edit_json("report.json", _set(["total_p50_ms"], 1674.293)),
+        ),
+        ["ttft.medians"],
+        [],
+    ),
+    "ttft_four_runs": (
+        "measured four runs instead of five",
+        edit_json("ttft.json", _drop_run),
+        ["ttft.tokens"],
+        [],
+    ),
+    "ttft_tokens_as_text": (
+        'wrote tokens as a string ("64")',
+        edit_json("ttft.json", _set(["runs", 0, "tokens"], "64")),
+        ["ttft.schema"],
+        ["ttft.before_total", "ttft.medians", "ttft.tokens"],
+    ),
+    "prefill_eight_docs": (
+        "measured 8 documents instead of 12",
+        edit_json("prefill.json", _set([2, "docs"], 8)),
+        ["prefill.doc_counts"],
+        [],
+    ),
+    "prefill_not_growing": (
+        "recorded a 4-doc first token later than the 12-doc one",
+        edit_json("prefill.json", _set([1, "ttft_ms"], 9400.0)),
+        ["prefill.grows_with_docs"],
+        [],
+    ),
+    "prefill_ttft_before_prefill": (
+        "measured ttft from the response headers, after prefill began",
+        edit_json("prefill.json", _set([1, "ttft_ms"], 3000.0)),
+        ["prefill.ttft_covers_prefill"],
+        [],
+    ),
+    "prefill_numbers_not_in_log": (
+        "typed a prompt_n the server never reported",
+        edit_json("prefill.json", _set([1, "prompt_n"], 530)),
+        ["log.matches_measurements"],
+        [],
+    ),
+    "cache_second_missed": (
+        "changed the messages between first and second",
+        both(
+            edit_json("cache.json", _set(["second"], {"prompt_n": 1361, "ttft_ms": 8700.0})),
+            edit_json("report.json", _set(["cache_ttft_ms"], 8700.0)),
+        ),
+        ["cache.hit_faster"],
+        [],
+    ),
+    "cache_prefix_at_end": (
+        "added the time line at the end instead of the start",
+        edit_json("cache.json", _set(["changed_prefix"], {"prompt_n": 34, "ttft_ms": 250.0})),
+        ["cache.prefix_breaks_reuse"],
+        [],
+    ),
+    "sentence_after_total": (
+        "took first_sentence_ms after the end of the stream",
+        both(
+            edit_json("sentence.json", _set(["first_sentence_ms"], 2950.0)),
+            edit_json("report.json", _set(["first_sentence_ms"], 2950.0)),
+        ),
+        ["sentence.order"],
+        [],
+    ),
+    "sentence_cut_at_period": (
+        "cut the first sentence at the first period without whitespace rule",
+        both(
+            edit_json("sentence.json", _set(["text"], SENTENCE_TEXT)),
+            edit_json("sentence.json", _set(["first_sentence"], SENTENCE_TEXT)),
+        ),
+        ["sentence.first_sentence_rule"],
+        [],
+    ),
+    "cancel_closed_late": (
+        "closed the connection after 2.5 s",
+        edit_json("cancel.json", _set(["closed_at_ms"], 2500.0)),
+        ["cancel.interrupted"],
+        [],
+    ),
+    "report_typed_number": (
+        "typed ttft_12docs_ms into report.json by hand",
+        edit_json("report.json", _set(["ttft_12docs_ms"], 9000)),
+        ["report.copies_sources"],
+        [],
+    ),
+    "health_missing": (
+        "forgot to save health.json",
+        lambda folder: (folder / "health.json").unlink(),
+        ["health.schema"],
+        ["health.ok"],
+    ),
 }
 
 
 def main() -> None:
     shutil.rmtree(DERIVED, ignore_errors=True)
     expected_path = SAMPLES / "EXPECTED.json"
-    expected = {k: v for k, v in json.loads(expected_path.read_text("utf-8")).items() if not k.startswith("derived/")}
+    expected = {
+        k: v
+        for k, v in json.loads(expected_path.read_text("utf-8")).items()
+        if not k.startswith("derived/")
+    }
     for name, (_, mutate, must, may) in CASES.items():
         folder = DERIVED / name
         shutil.copytree(SOURCE, folder)
@@ -188,8 +285,13 @@ def main() -> None:
         expected[f"derived/{name}"] = entry
     expected_path.write_text(json.dumps(dict(sorted(expected.items())), indent=2) + "\n", "utf-8")
     lines = ["| folder | what the student did | must fail |", "|---|---|---|"]
-    lines += [f"| `derived/{n}` | {what} | {', '.join(f'`{m}`' for m in must)} |" for n, (what, _, must, _m) in CASES.items()]
-    (DERIVED / "TABLE.md").write_text("\n".join(lines) + "\n", "utf-8")
+    lines += [
+        f"| `derived/{n}` | {what} | {', '.join(f'`{m}`' for m in must)} |"
+        for n, (what, _, must, _m) in CASES.items()
+    ]
+    readme = SAMPLES / "README.md"
+    head = readme.read_text("utf-8").split("| folder | what the student did | must fail |")[0]
+    readme.write_text(head + "\n".join(lines) + "\n", "utf-8")
 
 
 if __name__ == "__main__":

@@ -85,7 +85,9 @@ def chat_stream(chunk_schema: str) -> Parser:
         problems: list[Problem] = []
         events: list[StreamEvent] = []
         if stream.truncated:
-            problems.append(Problem("sse.too_many_events", {"limit": limits.sse_events}, Location(file)))
+            problems.append(
+                Problem("sse.too_many_events", {"limit": limits.sse_events}, Location(file))
+            )
         for extra in stream.unknown_fields:
             if extra.name == "error":
                 problems.append(_error_problem(extra.line, extra.value, file))
@@ -98,8 +100,13 @@ def chat_stream(chunk_schema: str) -> Parser:
                 value = decoder.decode(event.data, file)
             except JsonError as error:
                 loc = error.problem.location
-                problems.append(Problem(error.problem.message_id, error.problem.params,
-                                        Location(file, line, loc.column if loc else None, f"/{index}")))
+                problems.append(
+                    Problem(
+                        error.problem.message_id,
+                        error.problem.params,
+                        Location(file, line, loc.column if loc else None, f"/{index}"),
+                    )
+                )
                 continue
             if event.type == "error" or (isinstance(value, dict) and "error" in value):
                 detail = value.get("error", value) if isinstance(value, dict) else value
@@ -108,12 +115,17 @@ def chat_stream(chunk_schema: str) -> Parser:
                 continue
             for problem in validate(chunk_schema, value, (index,)):
                 pointer = problem.location.pointer if problem.location else None
-                problems.append(Problem(problem.message_id, problem.params, Location(file, line, None, pointer)))
+                problems.append(
+                    Problem(problem.message_id, problem.params, Location(file, line, None, pointer))
+                )
             events.append(StreamEvent(line, "chunk", value if isinstance(value, dict) else None))
         if not events and not problems:
             problems.append(Problem("sse.no_events", {}, Location(file, 1)))
         terminated = all(e.terminated for e in stream.events[-1:])
-        lines = {f"/{i}": (e.data_lines[0] if e.data_lines else e.line) for i, e in enumerate(stream.events)}
+        lines = {
+            f"/{i}": (e.data_lines[0] if e.data_lines else e.line)
+            for i, e in enumerate(stream.events)
+        }
 
         def line_of(pointer: str) -> int | None:
             head = "/" + pointer.split("/")[1] if pointer.startswith("/") else ""

@@ -50,7 +50,9 @@ def _check_lines(check: CheckResult, options: RenderOptions, width: int) -> list
     if check.expected is not None or check.found is not None:
         exp = t.raw("render.expected") or "expected"
         fnd = t.raw("render.found") or "found"
-        lines.append(f"{pad}{exp}: {format_value(check.expected)}   {fnd}: {format_value(check.found)}")
+        lines.append(
+            f"{pad}{exp}: {format_value(check.expected)}   {fnd}: {format_value(check.found)}"
+        )
     if check.hint:
         lines.append(f"{pad}→ {check.hint}")
     return lines
@@ -77,7 +79,9 @@ def render(result: Result, options: RenderOptions) -> str:
         for text in explanations:
             out += ["", *[f"  {line}" for line in _wrap(text, 88)]]
     summary = t.text("render.summary", result.summary.model_dump()) or ""
-    score = f"{t.raw('render.score') or 'Score'}: {_points(result.score)}/{_points(result.max_score)}"
+    score = (
+        f"{t.raw('render.score') or 'Score'}: {_points(result.score)}/{_points(result.max_score)}"
+    )
     status = "passed" if result.score == result.max_score else "failed"
     out += ["", _paint(f"{score} — {summary}", COLORS[status], options.color)]
     return "\n".join(out) + "\n"

@@ -1,0 +1,49 @@
+"""Shared fixtures: the bundled samples and a one-call way to grade a folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from checks import LAB
+from grader.grade import grade
+from grader.result import Result
+from grader.rubric import Rubric, load_rubric
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_submissions"
+CORRECT = SAMPLES / "correct"
+EXPECTED: dict[str, dict[str, object]] = json.loads((SAMPLES / "EXPECTED.json").read_text("utf-8"))
+
+
+@pytest.fixture(scope="session")
+def rubric() -> Rubric:
+    return load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+
+
+@pytest.fixture
+def grade_folder(rubric: Rubric) -> Callable[..., Result]:
+    def run(folder: Path | str, **kwargs: object) -> Result:
+        return grade(LAB, str(folder), rubric, **kwargs)  # type: ignore[arg-type]
+
+    return run
+
+
+@pytest.fixture
+def submission(tmp_path: Path) -> Path:
+    """A private copy of the correct real capture, free to break."""
+    target = tmp_path / "submission"
+    shutil.copytree(CORRECT, target)
+    return target
+
+
+def statuses(result: Result) -> dict[str, str]:
+    return {c.id: c.status for c in result.checks}
+
+
+def check_of(result: Result, check_id: str):
+    return next(c for c in result.checks if c.id == check_id)

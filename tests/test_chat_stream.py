@@ -1,0 +1,100 @@
+"""Reading a captured chat stream: every llama-server era, and the stream's own failures."""
+
+from __future__ import annotations
+
+import json
+
+from grader.formats.chat_stream import ChatStream, chat_stream
+from grader.limits import DEFAULT_LIMITS
+
+parse = chat_stream("sse_chunk")
+
+
+def chunk(delta: dict, finish: str | None = None, **extra: object) -> str:
+    body = {
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        "object": "chat.completion.chunk",
+    }
+    return "data: " + json.dumps(body | extra) + "\n\n"
+
+
+ROLE = chunk({"role": "assistant", "content": None})
+TIMINGS = {"prompt_n": 3, "prompt_ms": 1.5, "predicted_n": 2, "predicted_ms": 9.0}
+
+
+def stream_of(text: str) -> tuple[ChatStream, list[str]]:
+    parsed = parse(text, "sse_raw.txt", DEFAULT_LIMITS)
+    return parsed.value, [p.message_id for p in parsed.problems]
+
+
+def test_timings_on_the_finish_chunk() -> None:
+    text = ROLE + chunk({"content": "Hi"}) + chunk({}, "stop", timings=TIMINGS) + "data: [DONE]\n"
+    stream, problems = stream_of(text)
+    assert problems == []
+    assert stream.content == "Hi" and stream.chunks[-1].chunk["timings"] == TIMINGS
+
+
+def test_timings_on_a_separate_usage_chunk_with_no_choices() -> None:
+    usage = "data: " + json.dumps({"choices": [], "timings": TIMINGS, "usage": {}}) + "\n\n"
+    stream, problems = stream_of(
+        ROLE + chunk({"content": "Hi"}) + chunk({}, "stop") + usage + "data: [DONE]\n"
+    )
+    assert (
+        problems == [] and stream.chunks[-1].content == "" and "timings" in stream.chunks[-1].chunk
+    )
+
+
+def test_keep_alive_comments_before_the_first_chunk_are_ignored() -> None:
+    stream, problems = stream_of(
+        ": keep-alive\n\n: ping\n" + ROLE + chunk({"content": "a"}) + "data: [DONE]\n"
+    )
+    assert problems == [] and stream.content == "a"
+
+
+def test_reasoning_content_is_not_content() -> None:
+    stream, _ = stream_of(
+        ROLE + chunk({"reasoning_content": "think"}) + chunk({"content": "a"}) + "data: [DONE]\n"
+    )
+    assert [e.content for e in stream.content_events] == ["a"]
+
+
+def test_data_error_object_is_the_streams_failure_with_its_line() -> None:
+    text = ROLE + 'data: {"error": {"code": 500, "message": "context full"}}\n\n'
+    parsed = parse(text, "sse_raw.txt", DEFAULT_LIMITS)
+    assert [(p.message_id, p.location.line) for p in parsed.problems] == [("sse.stream_error", 3)]
+    assert "context full" in str(parsed.problems[0].params["detail"])
+
+
+def test_old_error_field_line_is_the_streams_failure() -> None:
+    parsed = parse(ROLE + 'error: {"message": "boom"}\n\n', "sse_raw.txt", DEFAULT_LIMITS)
+    assert [p.message_id for p in parsed.problems] == ["sse.stream_error"]
+
+
+def test_data_without_the_space_after_the_colon() -> None:
+    stream, problems = stream_of(ROLE.replace("data: ", "data:") + "data:[DONE]\n")
+    assert problems == [] and stream.events[-1].kind == "done"
+
+
+def test_crlf_line_ends_give_the_same_stream() -> None:
+    text = ROLE + chunk({"content": "x"}) + "data: [DONE]\n"
+    assert stream_of(text.replace("\n", "\r\n"))[0] == stream_of(text)[0]
+
+
+def test_data_that_is_json_but_not_an_object_is_a_schema_problem() -> None:
+    assert stream_of(ROLE + "data: [1, 2]\n\n")[1] == ["schema.type"]
+
+
+def test_data_that_is_not_json_is_a_json_problem_on_its_line() -> None:
+    parsed = parse(ROLE + "data: {oops\n\n", "sse_raw.txt", DEFAULT_LIMITS)
+    assert (
+        parsed.problems[0].message_id.startswith("json.") and parsed.problems[0].location.line == 3
+    )
+
+
+def test_a_file_with_no_events_is_a_problem() -> None:
+    assert stream_of("hello\n")[1] == ["sse.no_events"]
+
+
+def test_events_after_done_are_kept_for_the_checks_to_judge() -> None:
+    stream, problems = stream_of(ROLE + "data: [DONE]\n\n" + chunk({"content": "late"}))
+    assert problems == [] and [e.kind for e in stream.events] == ["chunk", "done", "chunk"]

@@ -1,0 +1,168 @@
+"""The command-line contract: exit codes, formats, output file, determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from grader.cli import main
+from tests.conftest import CORRECT, ROOT, SAMPLES
+
+RESULT_SCHEMA = json.loads((ROOT / "schemas" / "result.schema.json").read_text("utf-8"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_exit_0_when_every_check_passes(capsys) -> None:
+    assert run(capsys, "check", str(CORRECT))[0] == 0
+
+
+def test_exit_1_when_a_check_fails(capsys) -> None:
+    assert run(capsys, "check", str(SAMPLES / "role_chunk_counted"))[0] == 1
+
+
+def test_exit_2_when_the_folder_does_not_exist(capsys, tmp_path: Path) -> None:
+    code, _, err = run(capsys, "check", str(tmp_path / "nope"))
+    assert code == 2
+    assert "There is no folder" in err
+
+
+def test_exit_2_when_the_path_is_a_file(capsys) -> None:
+    code, _, err = run(capsys, "check", str(CORRECT / "ttft.json"))
+    assert code == 2
+    assert "is not a folder" in err
+
+
+def test_exit_2_on_bad_usage(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--format", "yaml"])
+    assert exit_info.value.code == 2
+
+
+def test_missing_default_folder_explains_how_to_grade_a_sample(capsys, monkeypatch) -> None:
+    monkeypatch.setattr("grader.cli.DEFAULT_DIR", "/nonexistent/voice/llm")
+    code, _, err = run(capsys, "check", "/nonexistent/voice/llm")
+    assert code == 2
+    assert "sample_submissions" in err and "grader check" in err
+
+
+def test_json_result_is_valid_against_the_result_schema(capsys) -> None:
+    _, out, _ = run(capsys, "check", str(SAMPLES / "no_close_on_cancel"), "--format", "json")
+    jsonschema.validate(json.loads(out), RESULT_SCHEMA)
+
+
+def test_json_result_for_an_ungradable_folder_says_gradable_false(capsys, tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "check", str(tmp_path / "nope"), "--format", "json")
+    result = json.loads(out)
+    jsonschema.validate(result, RESULT_SCHEMA)
+    assert code == 2 and result["gradable"] is False and result["format_errors"]
+
+
+def test_json_result_reports_every_artifact_with_its_hash(capsys) -> None:
+    _, out, _ = run(capsys, "check", str(CORRECT), "--format", "json")
+    artifacts = {a["file"]: a for a in json.loads(out)["artifacts"]}
+    data = (CORRECT / "ttft.json").read_bytes()
+    import hashlib
+
+    assert artifacts["ttft.json"]["sha256"] == hashlib.sha256(data).hexdigest()
+    assert artifacts["ttft.json"]["bytes"] == len(data)
+    assert {a["status"] for a in artifacts.values()} == {"valid"}
+
+
+def test_two_runs_give_the_same_bytes(capsys) -> None:
+    first = run(capsys, "check", str(SAMPLES / "cache_on_in_prefill"), "--format", "json")[1]
+    second = run(capsys, "check", str(SAMPLES / "cache_on_in_prefill"), "--format", "json")[1]
+    assert first == second
+
+
+def test_output_file_is_written_and_holds_the_result(capsys, tmp_path: Path) -> None:
+    target = tmp_path / "result.json"
+    code, out, _ = run(capsys, "check", str(CORRECT), "--format", "json", "--output", str(target))
+    assert code == 0 and out == ""
+    assert (
+        json.loads(target.read_text("utf-8"))["score"]
+        == json.loads(target.read_text("utf-8"))["max_score"]
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]  # no temporary left behind
+
+
+def test_server_log_option_replaces_the_log_in_the_folder(
+    capsys, submission: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "llama.log"
+    (submission / "server.log").rename(outside)
+    _, out, _ = run(
+        capsys, "check", str(submission), "--format", "json", "--server-log", str(outside)
+    )
+    checks = {c["id"]: c["status"] for c in json.loads(out)["checks"]}
+    assert checks["log.schema"] == "passed" and checks["log.cancel_task"] == "passed"
+
+
+def test_text_report_shows_message_location_expected_found_and_hint(capsys) -> None:
+    _, out, _ = run(capsys, "check", str(SAMPLES / "cache_on_in_prefill"), "--color", "never")
+    assert "✗ prefill.cache_off" in out
+    assert "prefill.json:4 (/0/prompt_n)" in out
+    assert "expected: 34   found: 13" in out
+    assert '"cache_prompt": false' in out
+
+
+def test_text_report_explains_each_common_mistake_once(capsys) -> None:
+    _, out, _ = run(capsys, "check", str(SAMPLES / "no_close_on_cancel"), "--color", "never")
+    assert (
+        out.count("Common mistake 3") == 2
+    )  # slot_freed and cancel_task word it for their evidence
+    assert "Common mistakes found" in out
+
+
+def test_text_report_has_no_colour_when_no_color_is_set(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    _, out, _ = run(capsys, "check", str(SAMPLES / "role_chunk_counted"))
+    assert "\033[" not in out
+
+
+def test_colour_always_paints_the_marks(capsys) -> None:
+    _, out, _ = run(capsys, "check", str(SAMPLES / "role_chunk_counted"), "--color", "always")
+    assert "\033[31m✗\033[0m" in out
+
+
+def test_bad_rubric_is_exit_2_with_the_check_named(capsys, tmp_path: Path) -> None:
+    rubric = tmp_path / "rubric.toml"
+    rubric.write_text('lab = "x"\nversion = "1"\n[checks."no.such"]\npoints = 1\n', "utf-8")
+    code, _, err = run(capsys, "check", str(CORRECT), "--rubric", str(rubric))
+    assert code == 2 and "no.such" in err
+
+
+def test_checks_command_lists_every_check_id(capsys) -> None:
+    from checks import LAB
+
+    code, out, _ = run(capsys, "checks")
+    assert code == 0
+    assert [line.split("\t")[0] for line in out.splitlines()] == LAB.all_check_ids()
+
+
+def test_python_dash_m_grader_is_the_command() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "check", str(CORRECT), "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=os.environ | {"PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["gradable"] is True
+
+
+def test_grading_writes_nothing_inside_the_submission(capsys, submission: Path) -> None:
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in submission.iterdir())
+    run(capsys, "check", str(submission), "--format", "json")
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in submission.iterdir()) == before

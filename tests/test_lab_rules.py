@@ -1,0 +1,140 @@
+"""The lab's own rules, one behaviour at a time, on the real correct capture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from checks.numbers import medians
+from checks.sentence import first_sentence
+from tests.conftest import check_of
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Fast overnight. Drink water.", "Fast overnight."),
+        ("Take 3.5 mg. Then rest.", "Take 3.5 mg."),
+        ("Open 8 a.m. to noon. Closed Sunday.", "Open 8 a.m."),
+        ("Open at 8 a.m.", "Open at 8 a.m."),
+        ("Is it fasting?\nYes.", "Is it fasting?"),
+        ("No boundary at all.", "No boundary at all."),
+        ("", ""),
+    ],
+)
+def test_first_sentence_ends_at_punctuation_followed_by_whitespace(
+    text: str, expected: str
+) -> None:
+    assert first_sentence(text) == expected
+
+
+def test_median_of_five_is_the_third_sorted_value() -> None:
+    assert medians([5, 1, 4, 2, 3]) == [3]
+
+
+def test_median_of_an_even_count_accepts_either_middle_or_their_mean() -> None:
+    assert medians([1, 2, 3, 4]) == [2, 3, 2.5]
+
+
+def edit(path: Path, change) -> None:
+    data = json.loads(path.read_text("utf-8"))
+    change(data)
+    path.write_text(json.dumps(data), "utf-8")
+
+
+def test_report_rounded_to_one_decimal_still_copies_its_sources(
+    grade_folder, submission: Path
+) -> None:
+    edit(submission / "report.json", lambda d: d.update({k: round(v, 1) for k, v in d.items()}))
+    assert check_of(grade_folder(submission), "report.copies_sources").status == "passed"
+
+
+def test_report_failure_names_the_source_file_and_field(grade_folder, submission: Path) -> None:
+    edit(submission / "report.json", lambda d: d.update(cache_ttft_ms=99.0))
+    check = check_of(grade_folder(submission), "report.copies_sources")
+    assert check.status == "failed" and "cache.json" in (check.message or "")
+    assert (check.expected, check.found) == (68.122, 99.0)
+
+
+def test_slower_pod_with_proportionally_slower_numbers_passes(
+    grade_folder, submission: Path
+) -> None:
+    def slower(value):
+        if isinstance(value, dict):
+            return {
+                k: slower(v)
+                if k.endswith("ms") or k.endswith("p50") or isinstance(v, (dict, list))
+                else v
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [slower(v) for v in value]
+        return round(value * 3, 3)
+
+    for name in ("ttft.json", "cache.json", "sentence.json", "cancel.json", "report.json"):
+        path = submission / name
+        data = slower(json.loads(path.read_text("utf-8")))
+        if name == "cancel.json":
+            data["closed_at_ms"] = 512.405  # the client still closes at 0.5 s
+        if name == "report.json":
+            data["ttft_12docs_ms"] = 9336.469  # prefill.json stays: the log vouches for it
+        path.write_text(json.dumps(data), "utf-8")
+    result = grade_folder(submission)
+    assert [c.id for c in result.checks if c.status != "passed"] == []
+
+
+def test_log_without_timing_lines_passes_but_says_it_could_not_confirm(
+    grade_folder, submission: Path
+) -> None:
+    log = submission / "server.log"
+    log.write_text(
+        "".join(
+            line for line in log.read_text("utf-8").splitlines(True) if "print_timing" not in line
+        )
+    )
+    check = check_of(grade_folder(submission), "log.matches_measurements")
+    assert check.status == "passed" and "Not confirmed" in (check.message or "")
+
+
+def test_cancel_rate_falls_back_to_the_sse_timings_without_ttft(
+    grade_folder, submission: Path
+) -> None:
+    (submission / "ttft.json").unlink()
+    edit(submission / "cancel.json", lambda d: d.update(slot_idle_after_ms=5000.0))
+    check = check_of(grade_folder(submission), "cancel.slot_freed")
+    assert check.status == "failed" and "sse_raw.txt" in (check.message or "")
+
+
+def test_sse_py_with_http_client_imported_from_http_passes(grade_folder, submission: Path) -> None:
+    path = submission / "sse.py"
+    path.write_text(
+        path.read_text("utf-8").replace("import http.client", "from http import client"), "utf-8"
+    )
+    assert check_of(grade_folder(submission), "sse_py.static").status == "passed"
+
+
+def test_sse_py_with_a_different_default_fails_showing_both_signatures(
+    grade_folder, submission: Path
+) -> None:
+    path = submission / "sse.py"
+    path.write_text(
+        path.read_text("utf-8").replace(
+            "max_tokens=64, cache_prompt=True, raw_out", "max_tokens=32, cache_prompt=True, raw_out"
+        ),
+        "utf-8",
+    )
+    check = check_of(grade_folder(submission), "sse_py.static")
+    assert check.status == "failed" and "max_tokens=32" in str(check.found)
+
+
+def test_sse_py_is_never_run(grade_folder, submission: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    (submission / "sse.py").write_text(
+        f"open({str(marker)!r}, 'w').write('x')\nimport http.client\n"
+        "def stream(messages, max_tokens=64, cache_prompt=True, raw_out=None):\n    pass\n",
+        "utf-8",
+    )
+    assert check_of(grade_folder(submission), "sse_py.static").status == "passed"
+    assert not marker.exists()

@@ -1,0 +1,93 @@
+"""Loading: hostile files get a specific message on their own artifact, never a crash."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import check_of, statuses
+
+
+def artifact(result, name: str):
+    return next(a for a in result.artifacts if a.name == name)
+
+
+def test_missing_file_is_missing_and_its_checks_are_skipped(grade_folder, submission: Path) -> None:
+    (submission / "cancel.json").unlink()
+    result = grade_folder(submission)
+    assert artifact(result, "cancel").status == "missing"
+    assert check_of(result, "cancel.schema").status == "failed"
+    assert check_of(result, "cancel.slot_freed").status == "skipped"
+    assert "cancel.json" in (check_of(result, "cancel.slot_freed").message or "")
+
+
+def test_symlink_is_refused_even_when_it_points_inside(grade_folder, submission: Path) -> None:
+    (submission / "health.json").rename(submission / "real_health.json")
+    os.symlink("real_health.json", submission / "health.json")
+    result = grade_folder(submission)
+    assert artifact(result, "health").status == "refused"
+    assert "symbolic link" in (check_of(result, "health.schema").message or "")
+
+
+def test_symlink_to_dev_zero_is_refused_without_reading(grade_folder, submission: Path) -> None:
+    (submission / "ttft.json").unlink()
+    os.symlink("/dev/zero", submission / "ttft.json")
+    assert artifact(grade_folder(submission), "ttft").status == "refused"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_is_refused_without_blocking(grade_folder, submission: Path) -> None:
+    (submission / "ttft.json").unlink()
+    os.mkfifo(submission / "ttft.json")
+    result = grade_folder(submission)
+    assert artifact(result, "ttft").status == "refused"
+    assert "fifo" in (check_of(result, "ttft.schema").message or "")
+
+
+def test_directory_in_place_of_a_file_is_refused(grade_folder, submission: Path) -> None:
+    (submission / "cache.json").unlink()
+    (submission / "cache.json").mkdir()
+    assert artifact(grade_folder(submission), "cache").status == "refused"
+
+
+def test_file_over_the_size_cap_is_refused_before_reading(grade_folder, submission: Path) -> None:
+    from grader.limits import Limits
+
+    with open(submission / "sse_raw.txt", "ab") as handle:
+        handle.truncate(2 * 1024 * 1024)
+    result = grade_folder(submission, limits=Limits(file_bytes=1024 * 1024))
+    assert artifact(result, "sse").status == "refused"
+    assert "over the limit" in (check_of(result, "sse.schema").message or "")
+
+
+def test_utf8_bom_is_tolerated(grade_folder, submission: Path) -> None:
+    path = submission / "cancel.json"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert artifact(grade_folder(submission), "cancel").status == "valid"
+
+
+def test_utf16_file_is_invalid_with_an_encoding_message(grade_folder, submission: Path) -> None:
+    path = submission / "cancel.json"
+    path.write_bytes(path.read_text("utf-8").encode("utf-16"))
+    result = grade_folder(submission)
+    assert artifact(result, "cancel").status == "invalid"
+    assert "UTF-16" in (check_of(result, "cancel.schema").message or "")
+
+
+def test_invalid_utf8_names_the_line(grade_folder, submission: Path) -> None:
+    path = submission / "cache.json"
+    lines = path.read_bytes().split(b"\n")
+    lines[3] = lines[3] + b"\xff"
+    path.write_bytes(b"\n".join(lines))
+    check = check_of(grade_folder(submission), "cache.schema")
+    assert check.location is not None and check.location.line == 4
+
+
+def test_one_broken_artifact_leaves_the_others_graded(grade_folder, submission: Path) -> None:
+    (submission / "prefill.json").write_text("[{", "utf-8")
+    status = statuses(grade_folder(submission))
+    assert status["prefill.schema"] == "failed"
+    assert status["ttft.before_total"] == "passed"
+    assert status["cache.first_is_miss"] == "passed"  # uses prefill only when it is valid

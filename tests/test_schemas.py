@@ -1,0 +1,89 @@
+"""The schemas: valid 2020-12, the single source of each format, strict where the lab is."""
+
+from __future__ import annotations
+
+import copy
+import json
+import typing
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from checks.models import SCHEMA_OF
+from grader.result import result_schema
+from grader.schema import load_schema, schema_names, validate
+from tests.conftest import CORRECT, ROOT
+
+
+@pytest.mark.parametrize("name", schema_names())
+def test_schema_is_valid_draft_2020_12(name: str) -> None:
+    Draft202012Validator.check_schema(load_schema(name))
+
+
+def test_result_schema_file_is_generated_from_the_result_model() -> None:
+    on_disk = json.loads((ROOT / "schemas" / "result.schema.json").read_text("utf-8"))
+    assert on_disk == result_schema(), "run: python scripts/write_result_schema.py"
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMA_OF))
+def test_typed_model_has_the_schemas_keys(name: str) -> None:
+    model = SCHEMA_OF[name]
+    schema = load_schema(name)
+    assert set(typing.get_type_hints(model)) == set(schema["properties"])
+    assert set(model.__required_keys__) == set(schema["required"])  # type: ignore[attr-defined]
+
+
+def _ttft() -> dict:
+    return json.loads((CORRECT / "ttft.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize(
+    ("change", "message_id"),
+    [
+        (lambda d: d["runs"][0].__setitem__("tokens", True), "schema.type"),
+        (lambda d: d["runs"][0].__setitem__("tokens", 64.5), "schema.type"),
+        (lambda d: d["runs"][0].__setitem__("tokens", "64"), "schema.type"),
+        (lambda d: d["runs"][0].__setitem__("ttft_ms", -1), "schema.minimum"),
+        (lambda d: d.__setitem__("ttft_p50", None), "schema.type"),
+        (lambda d: d.pop("total_p50"), "schema.required"),
+        (lambda d: d.__setitem__("runs", []), "schema.minItems"),
+    ],
+)
+def test_ttft_schema_rejects_what_the_lab_rules_out(change, message_id: str) -> None:
+    data = _ttft()
+    change(data)
+    assert [p.message_id for p in validate("ttft", data)][:1] == [message_id]
+
+
+def test_bool_is_not_accepted_as_a_number() -> None:
+    data = _ttft()
+    data["ttft_p50"] = True
+    problems = validate("ttft", data)
+    assert problems and problems[0].params["found_type"] == "boolean"
+
+
+def test_schema_problem_names_the_readable_path() -> None:
+    data = _ttft()
+    data["runs"][2]["tokens"] = "64"
+    problem = validate("ttft", data)[0]
+    assert problem.params["path"] == "runs[2].tokens"
+    assert problem.location is not None and problem.location.pointer == "/runs/2/tokens"
+
+
+def test_props_accepts_keys_a_newer_server_adds() -> None:
+    props = json.loads((CORRECT / "props.json").read_text("utf-8"))
+    newer = copy.deepcopy(props) | {"some_future_key": {"x": 1}}
+    assert validate("props", newer) == []
+
+
+def test_sse_chunk_accepts_reasoning_content_and_usage_chunks() -> None:
+    assert (
+        validate("sse_chunk", {"choices": [{"index": 0, "delta": {"reasoning_content": "hm"}}]})
+        == []
+    )
+    assert (
+        validate(
+            "sse_chunk", {"choices": [], "usage": {"prompt_tokens": 3}, "timings": {"prompt_n": 3}}
+        )
+        == []
+    )
