@@ -48,25 +48,35 @@ path" is the stored version that was read):
   accepted too, and the oldest `print_timings: prompt eval time = ...` lines (no task id) give
   timings with `task=None`.
 
-What is recognised, per line (after the wrappers below are removed):
+What is recognised, per line:
 
 - a cancel is any line with the phrase `cancel task`; its task is the number after
   `id_task = ` (or `"id_task": ` / `id_task=`) on the same line, None when there is none;
 - a timing is a `prompt eval time = X ms / N tokens` line; its task is the one named by the
   line's own `slot ...: id S | task T |` prefix, else by an `id_task`/`task_id` field (JSON or
-  key=value), else, for a line with neither, by the prefix-only `print_timing` line it
-  continues (2024-25), else None. `eval time` / `generation eval time` (`tokens` or `runs`)
-  lines are attributed the same way and complete the most recent open timing of that task;
+  key=value), else, for a line with neither, by the prefix-only `print_timing` line whose
+  block it continues (2024-25; the block ends at the first line that is neither blank nor one
+  of its `... time =` lines), else None. `eval time` / `generation eval time` lines (`tokens`
+  or `runs`) are attributed the same way and complete the latest open timing of that task;
 - a release is `stop processing: n_tokens = N` or `n_past = N` with a slot prefix, or a
   `slot released` line with `n_past` and `id_task`/`task_id` fields.
 
-Wrappers removed from the start of a line, in any order and combination: ANSI escape
-sequences (anywhere in the line), a docker-compose prefix (`llm-1  | `, `voice-llm_1  | `),
-a journald prefix (`Nov 30 12:00:01 pod llama-server[123]: `, also the short-iso form), an
-ISO-8601 timestamp (`docker logs -t`), a kubectl `--prefix` (`[pod/name/container] `) and the
-llama.cpp `0.53.596.284 I ` time/level prefix. The content patterns are *searched*, not
-anchored at the line start, so a wrapper this module does not know does not hide a line;
-each begins with a literal word, so the regex engine only starts where that word occurs.
+Wrappers. Before llama.cpp's own text a line may carry a docker-compose prefix (`llm-1  | `,
+`voice-llm_1  | `), a journald prefix (`Nov 30 12:00:01 pod llama-server[123]: `, or the
+short-iso form), an ISO-8601 timestamp (`docker logs -t`), a kubectl `--prefix`
+(`[pod/name/container] `) and the llama.cpp `0.53.596.284 I ` time/level prefix, nested in
+any order, and ANSI colour codes. The patterns are *searched* in the line, not anchored at its
+start, so no prefix, known or not, can hide a line; ANSI escapes are removed from every line
+read. The known wrappers are matched (anchored at the line start) only where a line must be
+seen as otherwise empty: a wrapped blank line does not end a 2024-25 timing block. Keywords
+are found in the raw line, so an escape sequence *inside* `cancel task` would hide it;
+llama.cpp colours only the time and level prefix (common/log.cpp), never the message.
+
+Speed. Lines are not visited one by one: `str.find` jumps to the lines holding a keyword and
+`str.count` numbers them, so Python code runs only for the lines read. Each pattern run on
+many lines starts with a literal (no leading `\b` or lookbehind), which lets the regex engine
+skip to that literal; no pattern can backtrack more than linearly in the line. The real
+capture repeated to 10^6 lines (38% of them read) scans in about 3 s.
 
 Deliberate choices beyond "find the lines":
 
@@ -90,7 +100,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 __all__ = ["Cancel", "Release", "ServerLog", "TaskTiming", "scan_log"]
@@ -99,10 +109,10 @@ __all__ = ["Cancel", "Release", "ServerLog", "TaskTiming", "scan_log"]
 
 _ANSI = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI, e.g. colours "\x1b[32m"
-    r"|\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC, up to BEL or ST
+    r"|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC, up to BEL or ST (never past a line end)
     r"|[@-Z\\-_])?"  # other two-byte escapes; a lone ESC is dropped too
 )
-"""ANSI escape sequences. Every branch starts at an ESC and consumes disjoint characters."""
+"""ANSI escape sequences, removed from the lines this module reads (never past a line end)."""
 
 _WRAPPER = re.compile(
     r"[ \t]*(?:"
@@ -119,37 +129,35 @@ _WRAPPER = re.compile(
 _MAX_WRAPPERS = 8
 """More nested wrappers than any real setup; bounds the work on adversarial lines."""
 
-_SLOT = re.compile(r"\bslot +([^\s:|]{1,64}): +id +-?\d{1,9} +\| +task +(-?\d{1,18}) +\|")
+# The patterns run on many lines start with a literal (no `\b`, no lookbehind first), so the
+# regex engine jumps between occurrences of that literal like `str.find` instead of trying
+# every position; measured 5-20 times faster on real lines.
+_SLOT = re.compile(r"slot +([^\s:|]{1,64}): +id +-?\d{1,9} +\| +task +(-?\d{1,18}) +\|")
 """`slot print_timing: id  0 | task 65 |`, the `SLT_*` prefix; group 1 function, 2 task."""
 
 _PROMPT = re.compile(
-    r"\bprompt eval time\s*=\s*(\d{1,30}(?:\.\d{1,30})?)\s*ms\s*/\s*(\d{1,18})\s*tokens\b"
+    r"prompt eval time\s*=\s*(\d{1,30}(?:\.\d{1,30})?)\s*ms\s*/\s*(\d{1,18})\s*tokens\b"
 )
 _EVAL = re.compile(
-    r"(?<!prompt )\b(?:generation )?eval time\s*=\s*(\d{1,30}(?:\.\d{1,30})?)\s*ms"
-    r"\s*/\s*(\d{1,18})\s*(?:tokens|runs)\b"
+    r"eval time\s*=\s*(\d{1,30}(?:\.\d{1,30})?)\s*ms\s*/\s*(\d{1,18})\s*(?:tokens|runs)\b"
 )
+"""`eval time` and `generation eval time`; the caller rejects a match preceded by `prompt `."""
 _PERF_TOTAL = re.compile(
     r"\b(?:llama_print_timings|llama_perf_context_print|common_perf_print)\s*:"
 )
 """Library-wide totals printed at exit by other tools; not a task's timing."""
 
 _CANCEL = re.compile(r"\bcancel task\b")
-_ID_TASK = re.compile(r"\b(?:id_task|task_id)\"?\s*[:=]\s*(-?\d{1,18})(?!\d)")
-"""`id_task = 12` (cancel line), `"id_task":12` (JSON), `id_task=12` (key=value)."""
-_STOP = re.compile(r"\bstop processing: n_(?:tokens|past) = (\d{1,18})(?!\d)")
+_ID_TASK = re.compile(r"_(?:task(?<=id_task)|id(?<=task_id))\"?\s*[:=]\s*(-?\d{1,18})(?!\d)")
+"""`id_task = 12` (cancel line), `"id_task":12` (JSON), `id_task=12` (key=value), `task_id`."""
+_STOP = re.compile(r"stop processing: n_(?:tokens|past) = (\d{1,18})(?!\d)")
 _SLOT_RELEASED = re.compile(r"\bslot released\b")
 _N_PAST = re.compile(r"\bn_past\"?\s*[:=]\s*(\d{1,18})(?!\d)")
 
-_CANDIDATE_WORDS = (
-    "eval time",
-    "total time",
-    "cancel task",
-    "stop processing",
-    "slot released",
-    "print_timing",
-)
-"""A line without any of these is skipped after one substring test per word."""
+_KEYWORDS = ("eval time", "cancel task", "stop processing", "slot released")
+"""Every line this module reads contains one of these, or ends with `|` (a prefix-only line)."""
+_PREFIX_ONLY_END = re.compile(r"\|[ \t]*(?:\x1b\[[0-?]*[ -/]*[@-~][ \t]*)*$", re.MULTILINE)
+"""A line ending with `|`, perhaps followed by colour resets."""
 
 
 # -- result types --------------------------------------------------------------------------
@@ -260,24 +268,45 @@ class ServerLog:
 # -- scanning ------------------------------------------------------------------------------
 
 
-def _lines(text: str, max_lines: int | None) -> tuple[list[str], bool]:
-    """The lines of `text` (CRLF, LF, lone CR end a line) and whether more were left."""
+def _normalize(text: str, max_lines: int | None) -> tuple[str, int, bool]:
+    """`text` with LF line ends only and no BOM, cut after `max_lines` lines.
+
+    Returns the text, its number of lines and whether lines were cut off. Every step is one
+    C-level pass over the text.
+    """
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if max_lines is None:
-        parts = text.split("\n")
-        if parts[-1] == "":
-            parts.pop()  # a final line end does not start a line (and "" has no lines)
-        return parts, False
-    parts = text.split("\n", max_lines)
-    if len(parts) > max_lines:
-        rest = parts.pop()  # everything after line `max_lines`, unsplit
-        return parts, rest != ""
-    if parts[-1] == "":
-        parts.pop()
-    return parts, False
+    truncated = False
+    if max_lines is not None:
+        parts = text.split("\n", max_lines)
+        if len(parts) > max_lines:  # the last part is everything after line `max_lines`
+            rest = parts[-1]
+            truncated = rest != ""
+            text = text[: len(text) - len(rest)]
+    line_count = text.count("\n") + (0 if text == "" or text.endswith("\n") else 1)
+    return text, line_count, truncated
+
+
+def _candidate_starts(text: str) -> list[int]:
+    """Start offsets, ascending, of the lines that contain a keyword or end with `|`.
+
+    `str.find` skips the other lines at C speed (a real log is mostly lines this module does
+    not read); after a hit the search resumes at the next line, so a long line is not
+    searched twice for the same word.
+    """
+    starts: set[int] = set()
+    find, rfind = text.find, text.rfind
+    for word in _KEYWORDS:
+        at = find(word)
+        while at != -1:
+            starts.add(rfind("\n", 0, at) + 1)
+            end = find("\n", at)
+            at = -1 if end == -1 else find(word, end)
+    for match in _PREFIX_ONLY_END.finditer(text):
+        starts.add(rfind("\n", 0, match.start()) + 1)
+    return sorted(starts)
 
 
 def _unwrap(line: str) -> str:
@@ -286,15 +315,21 @@ def _unwrap(line: str) -> str:
         line = _ANSI.sub("", line)
     for _ in range(_MAX_WRAPPERS):
         match = _WRAPPER.match(line)
-        if match is None or match.end() == 0:
+        if match is None:
             break
         line = line[match.end() :]
     return line
 
 
-def _field_task(message: str) -> int | None:
+def _keeps_block_open(gap: str) -> bool:
+    """Whether lines between a prefix-only `print_timing` line and the next line read may
+    belong to its block: only blank lines and its `total time` line may."""
+    return all("total time" in line or not _unwrap(line).strip() for line in gap.split("\n")[:-1])
+
+
+def _field_task(line: str) -> int | None:
     """The `id_task`/`task_id` named by a JSON or key=value field, if any."""
-    match = _ID_TASK.search(message)
+    match = _ID_TASK.search(line)
     return int(match.group(1)) if match else None
 
 
@@ -306,79 +341,75 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
     """
     if max_lines is not None and max_lines < 0:
         raise ValueError(f"max_lines must be >= 0 or None, not {max_lines}")
-    lines, truncated = _lines(text, max_lines)
+    text, line_count, truncated = _normalize(text, max_lines)
 
-    timings: list[TaskTiming] = []
+    prompts: list[tuple[int | None, int, float, int]] = []  # task, line, prompt ms and n
+    evals: dict[int, tuple[float, int]] = {}  # index in `prompts` -> eval ms and n
     open_timing: dict[int | None, int] = {}  # task -> index of its timing still without eval
     cancels: list[Cancel] = []
     releases: list[Release] = []
     pending: int | None = None  # task of a prefix-only `print_timing` line (2024-25 era)
     has_pending = False
 
-    for number, raw in enumerate(lines, 1):
-        if "\x1b" in raw:
-            raw = _ANSI.sub("", raw)  # before the keyword test: a colour code may split one
-        if not any(word in raw for word in _CANDIDATE_WORDS):
-            if has_pending and _unwrap(raw).strip():
-                has_pending = False  # the block a prefix-only line announced is over
-            continue
-        message = _unwrap(raw)
-        slot = _SLOT.search(message)
-        own_task = int(slot.group(2)) if slot is not None else _field_task(message)
+    number, previous, last_end = 1, 0, -1
+    for start in _candidate_starts(text):
+        number += text.count("\n", previous, start)
+        previous = start
+        if has_pending and start > last_end + 1:
+            has_pending = _keeps_block_open(text[last_end + 1 : start])
+        last_end = text.find("\n", start)
+        if last_end == -1:
+            last_end = len(text)
+        line = text[start:last_end]
+        if "\x1b" in line:
+            line = _ANSI.sub("", line)
+
+        slot = _SLOT.search(line)
+        own_task = int(slot.group(2)) if slot is not None else _field_task(line)
         continuation = False
 
-        if "eval time" in message and _PERF_TOTAL.search(message) is None:
+        if "eval time" in line and not ("_print" in line and _PERF_TOTAL.search(line)):
             continuation = own_task is None
             task = pending if continuation and has_pending else own_task
-            prompt = _PROMPT.search(message)
+            prompt = _PROMPT.search(line)
             if prompt is not None:
-                open_timing[task] = len(timings)
-                timings.append(
-                    TaskTiming(
-                        task=task,
-                        line=number,
-                        prompt_ms=float(prompt.group(1)),
-                        prompt_n=int(prompt.group(2)),
-                        eval_ms=None,
-                        eval_n=None,
-                    )
-                )
+                open_timing[task] = len(prompts)
+                prompts.append((task, number, float(prompt.group(1)), int(prompt.group(2))))
             else:
-                evaluated = _EVAL.search(message)
+                evaluated = _EVAL.search(line)
+                if evaluated is not None and line.endswith("prompt ", 0, evaluated.start()):
+                    evaluated = None  # a malformed `prompt eval time` line
                 at = open_timing.pop(task, None) if evaluated is not None else None
                 if evaluated is not None and at is not None:
-                    timings[at] = replace(
-                        timings[at],
-                        eval_ms=float(evaluated.group(1)),
-                        eval_n=int(evaluated.group(2)),
-                    )
-        elif "total time" in message:
-            continuation = own_task is None
+                    evals[at] = (float(evaluated.group(1)), int(evaluated.group(2)))
 
-        if "cancel task" in message and _CANCEL.search(message) is not None:
-            cancels.append(Cancel(line=number, task=_field_task(message)))
+        if "cancel task" in line and _CANCEL.search(line) is not None:
+            cancels.append(Cancel(line=number, task=_field_task(line)))
 
         if own_task is not None:
             count = None
-            if "stop processing" in message:
-                count = _STOP.search(message)
-            elif "slot released" in message and _SLOT_RELEASED.search(message) is not None:
-                count = _N_PAST.search(message)
+            if "stop processing" in line:
+                count = _STOP.search(line)
+            elif "slot released" in line and _SLOT_RELEASED.search(line) is not None:
+                count = _N_PAST.search(line)
             if count is not None:
                 releases.append(Release(line=number, task=own_task, n_tokens=int(count.group(1))))
 
         if (
             slot is not None
             and slot.group(1).startswith("print_timing")
-            and not message[slot.end() :].strip()
+            and not line[slot.end() :].strip()
         ):
             pending, has_pending = own_task, True  # the block's lines follow, unprefixed
-        elif not continuation:
+        elif has_pending and not continuation and _unwrap(line).strip():
             has_pending = False
 
     return ServerLog(
-        line_count=len(lines),
-        timings=tuple(timings),
+        line_count=line_count,
+        timings=tuple(
+            TaskTiming(task, line, prompt_ms, prompt_n, *evals.get(i, (None, None)))
+            for i, (task, line, prompt_ms, prompt_n) in enumerate(prompts)
+        ),
         cancels=tuple(cancels),
         releases=tuple(releases),
         truncated=truncated,

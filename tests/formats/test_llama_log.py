@@ -117,6 +117,11 @@ def test_consecutive_split_blocks_each_take_their_own_prefix() -> None:
     assert [(t.task, t.line, t.eval_n) for t in log.timings] == [(0, 2, 64), (7, 6, 64)]
 
 
+def test_blank_lines_inside_a_split_block_do_not_end_it() -> None:
+    text = "\n".join([SPLIT_BLOCK[0], "", "llm-1  | ", SPLIT_BLOCK[1]])
+    assert [t.task for t in scan_log(text).timings] == [0]
+
+
 def test_an_unprefixed_timing_after_another_line_is_not_given_the_old_prefix_task() -> None:
     text = "\n".join([SPLIT_BLOCK[0], "srv  update_slots: something else", SPLIT_BLOCK[1]])
     assert [t.task for t in scan_log(text).timings] == [None]
@@ -138,6 +143,15 @@ def test_timing_from_json_lines_log_uses_its_id_task_field() -> None:
         ]
     )
     assert scan_log(text).timings == (timing(5, 1, 225.44, 33, 1415.71, 64),)
+
+
+def test_timing_from_early_2024_json_uses_its_task_id_key() -> None:
+    line = (
+        '{"timestamp":1705000000,"level":"INFO","function":"print_timings","line":260,'
+        '"message":"prompt eval time     =      10.50 ms /     4 tokens (    2.62 ms per token,'
+        '   380.95 tokens per second)","slot_id":0,"task_id":2}'
+    )
+    assert scan_log(line).timings == (timing(2, 1, 10.5, 4),)
 
 
 def test_timing_from_text_format_log_uses_its_id_task_key() -> None:
@@ -222,8 +236,10 @@ def test_ansi_colour_sequences_are_stripped() -> None:
     assert log.cancels == (Cancel(2, 774),)
 
 
-def test_an_ansi_sequence_inside_a_keyword_does_not_hide_it() -> None:
-    assert scan_log("srv  stop: cancel\x1b[1m task\x1b[0m, id_task = 3").cancels == (Cancel(1, 3),)
+def test_split_timing_is_attributed_when_colour_codes_end_the_prefix_line() -> None:
+    coloured = ["\x1b[34m0.03.443.055\x1b[0m \x1b[32mI \x1b[0m" + SPLIT_BLOCK[0] + "\x1b[0m"]
+    log = scan_log("\n".join(coloured + SPLIT_BLOCK[1:]))
+    assert log.timings == (timing(0, 2, 225.44, 33, 1415.71, 64),)
 
 
 # -- releases ------------------------------------------------------------------------------
@@ -454,8 +470,12 @@ def test_large_log_is_scanned_completely() -> None:
         "\x1b[" * 60_000,
         "Nov 30 12:00:01 " + "a" * 200_000,
         "stop processing: n_tokens = " + "9" * 200_000,
+        "_" * 300_000,
+        "| " * 100_000,
+        "slot print_timing: id  0 | task 0 | " * 10_000,
+        "0.00.000.001 " * 30_000,
     ],
-    ids=range(9),
+    ids=range(13),
 )
 def test_pathological_lines_scan_without_error(line: str) -> None:
     log = scan_log(line + "\n" + CANCEL_2026)
