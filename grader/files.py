@@ -1,9 +1,10 @@
 """Read a submission's files without trusting them.
 
 Decisions, each because a submission is controlled by a student:
-- A file is opened relative to the submission folder's descriptor with `O_NOFOLLOW`, so a
-  symbolic link is refused (never followed, whether it points inside or outside) and a
-  path can't escape the folder: "copy the file instead of linking it" is the message.
+- A file is opened by its name inside the submission folder with `O_NOFOLLOW`, so a
+  symbolic link is refused (never followed, whether it points inside or outside):
+  "copy the file instead of linking it" is the message. Names come from the lab, never
+  from the submission, so no path can escape the folder.
 - `O_NONBLOCK` makes opening a FIFO return at once; `fstat` on the open descriptor then
   refuses anything that is not a regular file (FIFO, socket, device, directory) before a
   single byte is read, and refuses a file over its size cap before reading it.
@@ -54,18 +55,17 @@ def _kind(mode: int) -> str:
     return "special"
 
 
-def read_file(
-    name: str, max_bytes: int, *, dir_fd: int | None = None, follow: bool = False
-) -> RawFile | None:
-    """Read `name` (relative to `dir_fd`) if it is a regular file of at most `max_bytes`.
+def read_file(path: str, max_bytes: int, *, follow: bool = False) -> RawFile | None:
+    """Read `path` if it is a regular file of at most `max_bytes`.
 
     Returns None when the file does not exist, raises `Refused` when it exists but must
     not be read. `follow=True` is for paths the user typed on the command line (such as
     `--server-log`), where following a link is what the user asked for.
     """
+    name = os.path.basename(path)
     flags = _OPEN_FLAGS & ~(0 if not follow else getattr(os, "O_NOFOLLOW", 0))
     try:
-        fd = os.open(name, flags, dir_fd=dir_fd)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -102,8 +102,3 @@ def read_file(
             Problem("file.too_big", {"file": name, "size": len(data), "limit": max_bytes})
         )
     return RawFile(name=name, data=data, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
-
-
-def open_folder(path: str) -> int:
-    """Open the submission folder itself; a link to a folder is fine (the user named it)."""
-    return os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))

@@ -25,6 +25,7 @@ from grader.result import (
     Summary,
 )
 from grader.rubric import Rubric
+from grader.sandbox import confined
 
 
 class NotGradable(Exception):
@@ -42,31 +43,25 @@ def load_artifacts(
     if not os.path.isdir(folder):
         key = "engine.not_a_folder" if os.path.exists(folder) else "engine.no_folder"
         raise NotGradable(Problem(key, {"folder": folder}))
-    try:
-        fd = os.open(
-            folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not os.access(folder, os.R_OK | os.X_OK):
+        problem = Problem(
+            "engine.unreadable_folder", {"folder": folder, "error": "permission denied"}
         )
-    except OSError as exc:
-        raise NotGradable(
-            Problem("engine.unreadable_folder", {"folder": folder, "error": exc.strerror})
-        ) from None
+        raise NotGradable(problem)
     artifacts: dict[str, Artifact] = {}
     total = 0
-    try:
-        for spec in lab.artifacts:
-            if total > limits.submission_bytes:
-                problem = Problem(
-                    "file.submission_too_big",
-                    {"limit": limits.submission_bytes},
-                    Location(spec.filename),
-                )
-                artifacts[spec.name] = Artifact(spec, spec.filename, "refused", problems=[problem])
-                continue
-            artifact = load(spec, fd, limits, overrides.get(spec.name))
-            total += artifact.raw.size if artifact.raw else 0
-            artifacts[spec.name] = artifact
-    finally:
-        os.close(fd)
+    for spec in lab.artifacts:
+        if total > limits.submission_bytes:
+            problem = Problem(
+                "file.submission_too_big",
+                {"limit": limits.submission_bytes},
+                Location(spec.filename),
+            )
+            artifacts[spec.name] = Artifact(spec, spec.filename, "refused", problems=[problem])
+            continue
+        artifact = load(spec, folder, limits, overrides.get(spec.name))
+        total += artifact.raw.size if artifact.raw else 0
+        artifacts[spec.name] = artifact
     return artifacts
 
 
@@ -129,8 +124,11 @@ def grade(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Result:
     """Grade the submission in `folder`; raises `NotGradable` only when there is no folder."""
-    artifacts = load_artifacts(lab, folder, overrides or {}, limits)
-    outcomes = run_checks(lab, artifacts, rubric.settings())
+    overrides = overrides or {}
+    packages = ("grader", "schemas", lab.messages_package)
+    with confined(folder, overrides.values(), packages):
+        artifacts = load_artifacts(lab, folder, overrides, limits)
+        outcomes = run_checks(lab, artifacts, rubric.settings())
     catalog = catalog_for(lab, lang)
     counts = {
         s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped", "error")

@@ -81,14 +81,12 @@ def _locate(problem: Problem, file: str, line_of: Callable[[str], int | None]) -
     )
 
 
-def load(
-    spec: ArtifactSpec, folder_fd: int | None, limits: Limits, path: str | None = None
-) -> Artifact:
+def load(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = None) -> Artifact:
     """Load one artifact; never raises. `path` overrides the file's place (e.g. --server-log)."""
     file = spec.filename if path is None else os.path.basename(path) or path
     try:
         if path is None:
-            raw = read_file(spec.filename, spec.max_bytes(limits), dir_fd=folder_fd)
+            raw = read_file(os.path.join(folder, spec.filename), spec.max_bytes(limits))
         else:
             raw = read_file(path, spec.max_bytes(limits), follow=True)
     except Refused as refusal:

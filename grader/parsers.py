@@ -106,7 +106,7 @@ def python_source() -> Parser:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours
-                tree = ast.parse(text, filename=file)
+                tree = ast.parse(text, filename=f"<{file}>")  # not a path: never code to run
         except SyntaxError as exc:
             return Parsed(
                 None,
