@@ -15,7 +15,7 @@ from grader.parsers import json_document, json_lines, python_source, server_log
 ARTIFACTS = (
     ArtifactSpec("health", "health.json", json_document("health")),
     ArtifactSpec("props", "props.json", json_document("props")),
-    ArtifactSpec("sse_py", "sse.py", python_source()),
+    ArtifactSpec("sse_py", "sse.py", python_source(), max_bytes=lambda limits: limits.source_bytes),
     ArtifactSpec("sse", "sse_raw.txt", chat_stream("sse_chunk")),
     ArtifactSpec("chunks", "chunks.jsonl", json_lines("chunks_record")),
     ArtifactSpec("ttft", "ttft.json", json_document("ttft")),

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from grader import __version__
 from grader.engine import Lab, Outcome, run_checks
 from grader.i18n import Catalog
-from grader.limits import DEFAULT_LIMITS, Limits
+from grader.limits import Limits
 from grader.loading import Artifact, load
 from grader.problems import Location, Problem
 from grader.result import (
@@ -121,10 +121,11 @@ def grade(
     *,
     lang: str = "en",
     overrides: Mapping[str, str] | None = None,
-    limits: Limits = DEFAULT_LIMITS,
+    limits: Limits | None = None,
 ) -> Result:
     """Grade the submission in `folder`; raises `NotGradable` only when there is no folder."""
     overrides = overrides or {}
+    limits = limits or rubric.make_limits()
     packages = ("grader", "schemas", lab.messages_package)
     with confined(folder, overrides.values(), packages):
         artifacts = load_artifacts(lab, folder, overrides, limits)

@@ -113,8 +113,13 @@ def _syntax_problem(exc: json.JSONDecodeError, text: str, file: str) -> Problem:
         return Problem("json.trailing_data", {}, where)
     if exc.pos >= len(text.rstrip()):
         return Problem("json.truncated", {}, where)
-    snippet = text[exc.pos : exc.pos + 12].split("\n")[0]
+    snippet = _printable(text[exc.pos : exc.pos + 12].split("\n")[0])
     return Problem("json.syntax", {"detail": exc.msg, "near": snippet}, where)
+
+
+def _printable(text: str) -> str:
+    """A snippet safe to print: control characters shown as escapes (\\x00), not raw."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _depth(value: Any) -> int:
@@ -185,7 +190,10 @@ class Walker:
         match = _NUMBER.match(text, i)
         if not match:
             raise _WalkStop(
-                "json.syntax", {"detail": "expected a value", "near": text[i : i + 12]}, i, pointer
+                "json.syntax",
+                {"detail": "expected a value", "near": _printable(text[i : i + 12])},
+                i,
+                pointer,
             )
         number = match.group()
         digits = len(re.sub(r"[^0-9]", "", number.split("e")[0].split("E")[0]))
@@ -202,7 +210,10 @@ class Walker:
             _, end = json.decoder.scanstring(self.text, i + 1, True)
         except json.JSONDecodeError as exc:
             raise _WalkStop(
-                "json.syntax", {"detail": exc.msg, "near": self.text[i : i + 12]}, exc.pos, pointer
+                "json.syntax",
+                {"detail": exc.msg, "near": _printable(self.text[i : i + 12])},
+                exc.pos,
+                pointer,
             ) from None
         return end
 
@@ -216,7 +227,10 @@ class Walker:
             if text[i : i + 1] != '"':
                 raise _WalkStop(
                     "json.syntax",
-                    {"detail": "expected a key in double quotes", "near": text[i : i + 12]},
+                    {
+                        "detail": "expected a key in double quotes",
+                        "near": _printable(text[i : i + 12]),
+                    },
                     i,
                     json_pointer(path),
                 )
@@ -228,7 +242,7 @@ class Walker:
             if text[i : i + 1] != ":":
                 raise _WalkStop(
                     "json.syntax",
-                    {"detail": "expected ':'", "near": text[i : i + 12]},
+                    {"detail": "expected ':'", "near": _printable(text[i : i + 12])},
                     i,
                     json_pointer(path),
                 )
@@ -240,7 +254,7 @@ class Walker:
                 return i + 1
             raise _WalkStop(
                 "json.syntax",
-                {"detail": "expected ',' or '}'", "near": text[i : i + 12]},
+                {"detail": "expected ',' or '}'", "near": _printable(text[i : i + 12])},
                 i,
                 json_pointer(path),
             )
@@ -261,7 +275,7 @@ class Walker:
                 return i + 1
             raise _WalkStop(
                 "json.syntax",
-                {"detail": "expected ',' or ']'", "near": text[i : i + 12]},
+                {"detail": "expected ',' or ']'", "near": _printable(text[i : i + 12])},
                 i,
                 json_pointer(path),
             )

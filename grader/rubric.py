@@ -9,11 +9,13 @@ are read by the checks through `Context.param`.
 
 from __future__ import annotations
 
+import dataclasses
 from importlib import resources
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from grader.limits import Limits
 from grader.tomlfile import TOMLDecodeError, loads
 
 
@@ -30,6 +32,14 @@ class CheckRubric(BaseModel):
     enabled: bool = True
 
 
+RubricLimits: type[BaseModel] = create_model(
+    "RubricLimits",
+    __config__=ConfigDict(extra="forbid", strict=True),
+    **{f.name: (int, Field(default=f.default, gt=0)) for f in dataclasses.fields(Limits)},
+)
+"""The optional `[limits]` table: the same names as `grader.limits.Limits`, all positive."""
+
+
 class Rubric(BaseModel):
     """The whole rubric file."""
 
@@ -37,7 +47,12 @@ class Rubric(BaseModel):
 
     lab: str
     version: str
+    limits: RubricLimits = Field(default_factory=RubricLimits)  # type: ignore[valid-type]
     checks: dict[str, CheckRubric]
+
+    def make_limits(self) -> Limits:
+        """The size limits this rubric sets (the defaults where it is silent)."""
+        return Limits(**self.limits.model_dump())
 
     def settings(self) -> dict[str, dict[str, Any]]:
         """Per check id: points, enabled and thresholds as one plain mapping."""

@@ -47,3 +47,21 @@ def statuses(result: Result) -> dict[str, str]:
 
 def check_of(result: Result, check_id: str):
     return next(c for c in result.checks if c.id == check_id)
+
+
+def assert_verdict(result: Result, expected: dict[str, object]) -> None:
+    """The rule of ../shared/tools/verdicts.py: full marks, or exactly the named failures.
+
+    `must_fail` ids ("a|b": either) must fail; every check outside must_fail and
+    may_fail must pass.
+    """
+    status = statuses(result)
+    if expected.get("full_marks"):
+        assert [i for i, s in status.items() if s != "passed"] == []
+        assert result.score == result.max_score
+        return
+    must = [str(group).split("|") for group in expected["must_fail"]]  # type: ignore[attr-defined]
+    allowed = {i for group in must for i in group} | set(expected.get("may_fail", []))  # type: ignore[call-overload]
+    for group in must:
+        assert any(status.get(i) == "failed" for i in group), f"{group} should fail: {status}"
+    assert {i: s for i, s in status.items() if s != "passed" and i not in allowed} == {}

@@ -59,8 +59,16 @@ class ChatStream:
     done_terminated: bool  # False when the file ends right after `data: [DONE]` (normal)
 
     @property
+    def answer(self) -> tuple[StreamEvent, ...]:
+        """The events a client reads: everything before the first `[DONE]`."""
+        for index, event in enumerate(self.events):
+            if event.kind == "done":
+                return self.events[:index]
+        return self.events
+
+    @property
     def chunks(self) -> list[StreamEvent]:
-        return [e for e in self.events if e.kind == "chunk"]
+        return [e for e in self.answer if e.kind == "chunk"]
 
     @property
     def content_events(self) -> list[StreamEvent]:

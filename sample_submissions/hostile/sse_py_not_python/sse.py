@@ -1,0 +1,1 @@
+this is my client, see attached
