@@ -1,108 +1,151 @@
-"""The grader's result: one model, the source of `schemas/result.schema.json`.
+"""The grader's result: plain dataclasses, the source of `schemas/result.schema.json`.
 
-Every renderer (text, JSON, later Gradescope, JUnit, ...) reads this object and nothing
-else. It is built from language-neutral outcomes plus a message catalog, so the same
-submission gives the same bytes for the same language. `SCHEMA_VERSION` changes with the
-model; `docs/result-schema-changelog.md` records each change.
+Every renderer (text, JSON, Gradescope, JUnit, ...) reads this object and nothing else.
+It is built from language-neutral outcomes plus a message catalog, so the same
+submission gives the same bytes for the same language.
+
+Why stdlib dataclasses and not pydantic models: grading must start fast (a student runs
+it dozens of times) and importing pydantic costs more than the whole grading. The JSON
+Schema is still generated from these classes, by pydantic, at development time
+(`scripts/write_result_schema.py`, which reads the attribute docstrings below); a test
+keeps the file equal to what the classes say. `SCHEMA_VERSION` changes with the classes;
+`docs/result-schema-changelog.md` records each change.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+import dataclasses
+import json
+from typing import Any, Literal
 
 SCHEMA_VERSION = "1.0.0"
+SCHEMA_ID = "urn:first-token-lab:schema:result"
 
 Value = str | int | float | None
+_CONFIG = {"use_attribute_docstrings": True, "extra": "forbid"}
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+@dataclasses.dataclass(frozen=True)
+class ResultLocation:
+    """Where a finding is: file, 1-based line and column, JSON pointer."""
 
-
-class ResultLocation(_Model):
-    """Where a check's finding is: file, 1-based line and column, JSON pointer."""
+    __pydantic_config__ = _CONFIG
 
     file: str
+    """File name inside the submission."""
     line: int | None = None
+    """1-based line."""
     column: int | None = None
-    pointer: str | None = Field(None, description="RFC 6901 JSON pointer inside the file")
+    """1-based column."""
+    pointer: str | None = None
+    """RFC 6901 JSON pointer inside the file."""
 
 
-class CheckResult(_Model):
+@dataclasses.dataclass(frozen=True)
+class CheckResult:
     """One check: stable id, outcome, points and the feedback a student acts on."""
 
-    id: str = Field(description="Stable check id, e.g. `ttft.before_total`")
+    __pydantic_config__ = _CONFIG
+
+    id: str
+    """Stable check id, e.g. `ttft.before_total`."""
     title: str
+    """What the check proves, in the chosen language."""
     status: Literal["passed", "failed", "skipped", "error"]
+    """Outcome; `skipped` when an input did not load, `error` when the check itself broke."""
     points: float
     max_points: float
-    message: str | None = Field(None, description="What was found, in the chosen language")
-    hint: str | None = Field(None, description="What to do about a failure")
-    explanation: str | None = Field(None, description="The lab's common mistake this is, if any")
-    artifact: str | None = Field(None, description="Short name of the artifact the check is about")
+    message: str | None = None
+    """What was found, in the chosen language."""
+    hint: str | None = None
+    """What to do about a failure."""
+    explanation: str | None = None
+    """The lab's common mistake behind this failure, if it is one."""
+    artifact: str | None = None
+    """Short name of the artifact the check is about."""
     location: ResultLocation | None = None
     expected: Value = None
+    """What the check expected (language-neutral)."""
     found: Value = None
-    message_id: str | None = Field(
-        None, description="Catalog id of `message`, stable across languages"
-    )
+    """What the check found (language-neutral)."""
+    message_id: str | None = None
+    """Catalog id of `message`, stable across languages."""
 
 
-class ProblemResult(_Model):
+@dataclasses.dataclass(frozen=True)
+class ProblemResult:
     """One problem with an artifact's file (parse or schema)."""
+
+    __pydantic_config__ = _CONFIG
 
     message: str
     message_id: str
     location: ResultLocation | None = None
 
 
-class ArtifactResult(_Model):
+@dataclasses.dataclass(frozen=True)
+class ArtifactResult:
     """One file of the submission as loaded."""
+
+    __pydantic_config__ = _CONFIG
 
     name: str
     file: str
     status: Literal["valid", "invalid", "missing", "refused"]
     sha256: str | None = None
     bytes: int | None = None
-    problems: list[ProblemResult] = Field(default_factory=list)
+    problems: list[ProblemResult] = dataclasses.field(default_factory=list)
 
 
-class Summary(_Model):
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """How many checks ended in each status."""
+
+    __pydantic_config__ = _CONFIG
+
     passed: int
     failed: int
     skipped: int
     error: int
 
 
-class Result(_Model):
+@dataclasses.dataclass(frozen=True)
+class Result:
     """The grade of one submission."""
 
-    schema_version: str = SCHEMA_VERSION
+    __pydantic_config__ = _CONFIG
+
     grader_version: str
     lab: str
     rubric_version: str
     language: str
     submission: str
-    gradable: bool = Field(
-        description="False when the grader could not grade at all; not a low score"
-    )
+    """The submission folder as given on the command line."""
+    gradable: bool
+    """False when the grader could not grade at all; not the same as a low score."""
     score: float
     max_score: float
     summary: Summary
     checks: list[CheckResult]
     artifacts: list[ArtifactResult]
-    format_errors: list[str] = Field(
-        default_factory=list, description="Why the submission is not gradable"
-    )
+    format_errors: list[str] = dataclasses.field(default_factory=list)
+    """Why the submission is not gradable."""
+    schema_version: str = SCHEMA_VERSION
+    """Version of result.schema.json this result follows."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data, keys in declaration order (schema_version first)."""
+        data = dataclasses.asdict(self)
+        return {"schema_version": data.pop("schema_version"), **data}
+
+    def to_json(self) -> str:
+        """The JSON document: stable key order, no timestamps, newline at the end."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
-def result_schema() -> dict[str, object]:
-    """The JSON Schema of `Result` as published in `schemas/result.schema.json`."""
-    schema = Result.model_json_schema()
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "urn:first-token-lab:schema:result",
-        **schema,
-    }
+def result_schema() -> dict[str, Any]:
+    """The JSON Schema of `Result` (needs pydantic: a development-time tool here)."""
+    from pydantic import TypeAdapter
+
+    schema = TypeAdapter(Result).json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}

@@ -116,12 +116,95 @@ def _problem(error: Any, prefix: tuple[str | int, ...]) -> Problem:
     return Problem(f"schema.{kind}", params, Location("", pointer=json_pointer(path)))
 
 
+_TYPE_TESTS = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
+}
+FAST_KEYWORDS = frozenset(
+    {
+        "$schema",
+        "$id",
+        "title",
+        "description",
+        "type",
+        "properties",
+        "required",
+        "items",
+        "minimum",
+        "minItems",
+        "const",
+        "$ref",
+    }
+)
+"""The keywords `conforms` understands; a test keeps every artifact schema within them."""
+
+
+def _schema_by_id() -> dict[str, dict[str, Any]]:
+    return {load_schema(n)["$id"]: load_schema(n) for n in schema_names()}
+
+
+def conforms(schema: dict[str, Any], instance: Any, by_id: dict[str, dict[str, Any]]) -> bool:
+    """True when `instance` is certainly valid: the fast path, with no import at all.
+
+    It understands the few keywords the artifact schemas use, with JSON Schema's meaning
+    (bool is not a number, 64.0 is an integer); a schema with any other keyword is
+    "not certain" and goes to jsonschema, which also explains every failure.
+    """
+    if not FAST_KEYWORDS.issuperset(schema):
+        return False
+    if "$ref" in schema:
+        target = by_id.get(schema["$ref"])
+        if target is None or not conforms(target, instance, by_id):
+            return False
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = kind if isinstance(kind, list) else [kind]
+        if not any(_TYPE_TESTS[k](instance) for k in kinds):
+            return False
+    if "const" in schema and not (
+        instance == schema["const"] and type(instance) is type(schema["const"])
+    ):
+        return False
+    if "minimum" in schema and _TYPE_TESTS["number"](instance) and instance < schema["minimum"]:
+        return False
+    if isinstance(instance, dict):
+        if any(key not in instance for key in schema.get("required", ())):
+            return False
+        for key, sub in schema.get("properties", {}).items():
+            if key in instance and not conforms(sub, instance[key], by_id):
+                return False
+    if isinstance(instance, list):
+        if len(instance) < schema.get("minItems", 0):
+            return False
+        items = schema.get("items")
+        if items is not None and not all(conforms(items, item, by_id) for item in instance):
+            return False
+    return True
+
+
+@cache
+def _ids() -> dict[str, dict[str, Any]]:
+    return _schema_by_id()
+
+
 def validate(name: str, instance: Any, prefix: tuple[str | int, ...] = ()) -> list[Problem]:
     """Every way `instance` breaks schema `name`, the most useful first.
 
-    Order: shallow before deep and then document order, which puts "a key is missing"
-    before the details inside the key's siblings, as `jsonschema.best_match` would.
+    Valid input takes the fast path (`conforms`); only invalid input pays for importing
+    jsonschema, whose errors are ordered shallow before deep and then in document order,
+    which puts "a key is missing" before the details inside its siblings, as
+    `jsonschema.best_match` would.
     """
+    if conforms(load_schema(name), instance, _ids()):
+        return []
     errors = list(_validator(name).iter_errors(instance))
     errors.sort(key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
     return [_problem(e, prefix) for e in errors]

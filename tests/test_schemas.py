@@ -7,6 +7,8 @@ import json
 import typing
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from checks.models import SCHEMA_OF
@@ -87,3 +89,76 @@ def test_sse_chunk_accepts_reasoning_content_and_usage_chunks() -> None:
         )
         == []
     )
+
+
+def _keywords(schema: object) -> set[str]:
+    if isinstance(schema, dict):
+        found = set(schema)
+        for key, value in schema.items():
+            if key == "properties":
+                found |= {k for sub in value.values() for k in _keywords(sub)}
+            elif key in ("items",):
+                found |= _keywords(value)
+        return found
+    return set()
+
+
+@pytest.mark.parametrize("name", [n for n in schema_names() if n != "result"])
+def test_artifact_schema_uses_only_keywords_the_fast_path_understands(name: str) -> None:
+    from grader.schema import FAST_KEYWORDS
+
+    assert _keywords(load_schema(name)) <= FAST_KEYWORDS
+
+
+_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 5000)
+    | st.floats(-1, 1e4, allow_nan=False)
+    | st.sampled_from(["", "ok", "64", "chat.completion.chunk"]),
+    lambda kids: (
+        st.lists(kids, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "runs",
+                    "ttft_ms",
+                    "total_ms",
+                    "tokens",
+                    "prompt_n",
+                    "choices",
+                    "delta",
+                    "content",
+                    "status",
+                    "first",
+                    "second",
+                    "changed_prefix",
+                    "timings",
+                    "object",
+                    "docs",
+                ]
+            ),
+            kids,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from([n for n in schema_names() if n != "result"]), value=_values)
+def test_fast_path_never_accepts_what_jsonschema_rejects(name: str, value: object) -> None:
+    from grader.schema import _ids, _validator, conforms
+
+    if conforms(load_schema(name), value, _ids()):
+        assert list(_validator(name).iter_errors(value)) == []
+
+
+@pytest.mark.parametrize("folder", ["correct", "no_close_on_cancel"])
+def test_fast_path_accepts_the_real_captures(folder: str) -> None:
+    from grader.schema import _ids, conforms
+
+    for name, file in (("ttft", "ttft.json"), ("cache", "cache.json"), ("props", "props.json")):
+        value = json.loads((ROOT / "sample_submissions" / folder / file).read_text("utf-8"))
+        assert conforms(load_schema(name), value, _ids())

@@ -11,4 +11,4 @@ from grader.result import Result
 
 
 def render(result: Result, options: RenderOptions) -> str:
-    return result.model_dump_json(indent=2) + "\n"
+    return result.to_json()

@@ -8,6 +8,8 @@ each common mistake the submission made, once; last, the score. Colour only when
 
 from __future__ import annotations
 
+import dataclasses
+
 from grader.i18n import format_value
 from grader.render import RenderOptions
 from grader.result import CheckResult, Result, ResultLocation
@@ -78,7 +80,7 @@ def render(result: Result, options: RenderOptions) -> str:
         out += ["", _paint(t.raw("render.mistakes") or "Common mistakes found", "1", options.color)]
         for text in explanations:
             out += ["", *[f"  {line}" for line in _wrap(text, 88)]]
-    summary = t.text("render.summary", result.summary.model_dump()) or ""
+    summary = t.text("render.summary", dataclasses.asdict(result.summary)) or ""
     score = (
         f"{t.raw('render.score') or 'Score'}: {_points(result.score)}/{_points(result.max_score)}"
     )
