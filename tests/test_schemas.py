@@ -162,3 +162,10 @@ def test_fast_path_accepts_the_real_captures(folder: str) -> None:
     for name, file in (("ttft", "ttft.json"), ("cache", "cache.json"), ("props", "props.json")):
         value = json.loads((ROOT / "sample_submissions" / folder / file).read_text("utf-8"))
         assert conforms(load_schema(name), value, _ids())
+
+
+def test_result_schema_version_has_a_changelog_entry() -> None:
+    from grader.result import SCHEMA_VERSION
+
+    changelog = (ROOT / "docs" / "result-schema-changelog.md").read_text("utf-8")
+    assert f"## {SCHEMA_VERSION} " in changelog
