@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from grader.i18n import Catalog
-from grader.result import Result
+if TYPE_CHECKING:  # `grader --help` lists FORMATS without importing any of this
+    from grader.i18n import Catalog
+    from grader.result import Result
 
 FORMATS = {
     "text": "grader.render.text",
     "json": "grader.render.json",
+    "gradescope": "grader.render.gradescope",
+    "prairielearn": "grader.render.prairielearn",
+    "junit": "grader.render.junit",
+    "markdown": "grader.render.markdown",
 }
 
 

@@ -1,0 +1,205 @@
+"""A GitHub-flavoured Markdown report, for `$GITHUB_STEP_SUMMARY` or an e-mail.
+
+A heading with the score, one table row per check (status emoji, id, points, title),
+then "What to fix": every check that did not pass with its message, location,
+expected / found and what to do; last, the explanation of each common mistake the
+submission made, once.
+
+Text reaches Markdown from two sources: the message catalogs, whose authors write
+`code spans` on purpose, and the student's files, quoted inside messages and as
+expected / found values, which may hold any character. So prose keeps its paired
+backticks as code spans and has every other character that Markdown would act on
+escaped (an unpaired backtick included); values are always shown as code spans whose
+fence is longer than any backtick run inside them. In table cells `|` is escaped as
+`\\|` (GFM, also inside code spans) and line breaks become spaces, since a line break
+ends the row.
+
+The few labels the catalogs have no key for are in `LABELS`, by language, with English
+as the fallback.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.i18n import format_value
+from grader.render import RenderOptions
+from grader.result import CheckResult, Result, ResultLocation, Value
+
+EMOJI = {"passed": "✅", "failed": "❌", "skipped": "⏭️", "error": "⚠️"}
+
+# Labels the catalogs ([render] in grader/messages/<lang>.toml) have no key for.
+# Add a language here when its catalog is added; anything missing falls back to English.
+LABELS: dict[str, dict[str, str]] = {
+    "en": {"check": "Check", "title": "Title", "what_to_fix": "What to fix"},
+}
+
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+# A CommonMark code span: a run of n backticks, content, and a run of exactly n backticks.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+# Characters that start or end inline markup anywhere in a line (`_` is handled apart:
+# inside a word it is inert in GFM, and escaping it there only clutters the source).
+_SPECIAL = re.compile(r"([\\`*\[\]<>~&])")
+_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+# What makes a line a heading, quote, list item, thematic break or setext underline.
+_LINE_START = re.compile(r"^(?:[#>+=-]|\d+(?=[.)]))")
+
+
+def label(options: RenderOptions, key: str) -> str:
+    """A label of `LABELS` in the catalog's language, English when it has none."""
+    return LABELS.get(options.catalog.lang, {}).get(key) or LABELS["en"][key]
+
+
+def one_line(text: str) -> str:
+    return _NEWLINES.sub(" ", text)
+
+
+def _escape_plain(text: str, table: bool) -> str:
+    text = _SPECIAL.sub(r"\\\1", text)
+    text = _UNDERSCORE.sub(r"\\_", text)
+    return text.replace("|", r"\|") if table else text
+
+
+def inline(text: str, *, table: bool = False) -> str:
+    """Prose as Markdown that shows exactly `text`, its paired backticks kept as code."""
+    text = one_line(text).strip()
+    out: list[str] = []
+    end = 0
+    for match in _CODE_SPAN.finditer(text):
+        out.append(_escape_plain(text[end : match.start()], table))
+        span = match.group(0)
+        out.append(span.replace("|", r"\|") if table else span)
+        end = match.end()
+    out.append(_escape_plain(text[end:], table))
+    escaped = "".join(out)
+    # Only what starts the text can start a block (a heading, a list item...).
+    match = _LINE_START.match(escaped)
+    if match:
+        cut = match.end() if match.group(0)[0].isdigit() else 0  # "1." escapes the "."
+        escaped = f"{escaped[:cut]}\\{escaped[cut:]}"
+    return escaped
+
+
+def code(text: str, *, table: bool = False) -> str:
+    """`text` as one code span, whatever backticks it holds."""
+    text = one_line(text)
+    if text == "":
+        return "` `"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = (
+        text.startswith("`")
+        or text.endswith("`")
+        or (text.startswith(" ") and text.endswith(" ") and text.strip() != "")
+    )
+    body = f" {text} " if pad else text
+    span = f"{fence}{body}{fence}"
+    return span.replace("|", r"\|") if table else span
+
+
+def points(value: float) -> str:
+    return format_value(value)
+
+
+def location(loc: ResultLocation) -> str:
+    """`file:line:column` and the JSON pointer, as code spans."""
+    where = loc.file
+    if loc.line is not None:
+        where += f":{loc.line}"
+        if loc.column is not None:
+            where += f":{loc.column}"
+    out = code(where)
+    if loc.pointer:
+        out += f" ({code(loc.pointer)})"
+    return out
+
+
+def _value(value: Value) -> str:
+    return code(format_value(value))
+
+
+def _table(result: Result, options: RenderOptions) -> list[str]:
+    t = options.catalog
+    head = (
+        f"| | {label(options, 'check')} | {(t.raw('render.points') or 'points').capitalize()} "
+        f"| {label(options, 'title')} |"
+    )
+    rows = [head, "| :-: | --- | --: | --- |"]
+    for check in result.checks:
+        rows.append(
+            f"| {EMOJI[check.status]} | {code(check.id, table=True)} "
+            f"| {points(check.points)}/{points(check.max_points)} "
+            f"| {inline(check.title, table=True)} |"
+        )
+    return rows
+
+
+def _finding(check: CheckResult, options: RenderOptions) -> list[str]:
+    t = options.catalog
+    heading = (
+        f"### {EMOJI[check.status]} {code(check.id)} — {inline(check.title)} "
+        f"({points(check.points)}/{points(check.max_points)})"
+    )
+    out = [heading, ""]
+    if check.message:
+        out += [inline(check.message), ""]
+    items: list[str] = []
+    if check.location is not None:
+        at = t.raw("render.at") or "at"
+        items.append(f"- {at}: {location(check.location)}")
+    if check.expected is not None or check.found is not None:
+        exp = t.raw("render.expected") or "expected"
+        fnd = t.raw("render.found") or "found"
+        items.append(f"- {exp}: {_value(check.expected)} · {fnd}: {_value(check.found)}")
+    if check.hint:
+        items.append(f"- {t.raw('render.hint') or 'what to do'}: {inline(check.hint)}")
+    if items:
+        out += [*items, ""]
+    return out
+
+
+def explanations(result: Result) -> list[str]:
+    """The common-mistake explanations of the result, each once, in check order."""
+    return list(dict.fromkeys(c.explanation for c in result.checks if c.explanation))
+
+
+def counts(result: Result) -> dict[str, int]:
+    """How many checks ended in each status, as the `render.summary` message wants them."""
+    s = result.summary
+    return {"passed": s.passed, "failed": s.failed, "skipped": s.skipped, "error": s.error}
+
+
+def score_line(result: Result, options: RenderOptions) -> str:
+    score = options.catalog.raw("render.score") or "Score"
+    return f"{score}: {points(result.score)}/{points(result.max_score)}"
+
+
+def render(result: Result, options: RenderOptions) -> str:
+    t = options.catalog
+    if not result.gradable:
+        title = t.raw("render.not_gradable") or "Not graded"
+        out = [f"## {inline(result.lab)} — {inline(title)}", ""]
+        out += [f"- {inline(error)}" for error in result.format_errors]
+        return "\n".join(out) + "\n"
+    summary = t.text("render.summary", counts(result)) or ""
+    out = [
+        f"## {inline(result.lab)} — {score_line(result, options)}",
+        "",
+        f"{code(result.submission)} · {inline(summary)}",
+        "",
+        *_table(result, options),
+        "",
+    ]
+    unpassed = [c for c in result.checks if c.status != "passed"]
+    if unpassed:
+        out += [f"## {label(options, 'what_to_fix')}", ""]
+        for check in unpassed:
+            out += _finding(check, options)
+    mistakes = explanations(result)
+    if mistakes:
+        out += [f"## {inline(t.raw('render.mistakes') or 'Common mistakes found')}", ""]
+        for text in mistakes:
+            out += [inline(text), ""]
+    while out and out[-1] == "":
+        out.pop()
+    return "\n".join(out) + "\n"

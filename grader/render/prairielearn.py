@@ -1,0 +1,91 @@
+"""PrairieLearn's external-grader `results.json`.
+
+Follows PrairieLearn's "External Grading" guide, section "Grading results": `score` is a
+fraction in [0, 1]; `gradable: false` marks a submission that could not be graded at
+all (no points awarded or lost, no attempt used), with the reasons in `format_errors`;
+`tests` is what the `<pl-external-grader-results>` element shows, one per check, with
+`name` (the check id), `description` (its title), `points`, `max_points`, `message` (what
+was found) and `output` (where, expected / found, what to do). `message` at the top is
+the score line; `output` at the top, when there are any, the common-mistake
+explanations. (PrairieLearn limits the file to 1 MB.)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from grader.i18n import format_value
+from grader.render import RenderOptions
+from grader.render.gradescope import where
+from grader.render.markdown import counts, explanations, score_line
+from grader.result import CheckResult, Result
+
+
+def fraction(result: Result) -> float:
+    """The score as PrairieLearn wants it: a fraction of the maximum, in [0, 1].
+
+    A rubric whose checks are all worth 0 points (feedback only) has no maximum; the
+    submission then scores 1 when every check passed and 0 otherwise.
+    """
+    if not result.gradable:
+        return 0.0
+    if result.max_score <= 0:
+        return 1.0 if all(c.status == "passed" for c in result.checks) else 0.0
+    return min(1.0, max(0.0, result.score / result.max_score))
+
+
+def _details(check: CheckResult, options: RenderOptions) -> str:
+    t = options.catalog
+    lines: list[str] = []
+    place = where(check.location)
+    if place:
+        lines.append(f"{t.raw('render.at') or 'at'}: {place}")
+    if check.expected is not None or check.found is not None:
+        exp = t.raw("render.expected") or "expected"
+        fnd = t.raw("render.found") or "found"
+        lines.append(f"{exp}: {format_value(check.expected)}   {fnd}: {format_value(check.found)}")
+    if check.hint:
+        lines.append(f"{t.raw('render.hint') or 'what to do'}: {check.hint}")
+    return "\n".join(lines)
+
+
+def _test(check: CheckResult, options: RenderOptions) -> dict[str, Any]:
+    return {
+        "name": check.id,
+        "description": check.title,
+        "points": check.points,
+        "max_points": check.max_points,
+        "message": check.message or "",
+        "output": _details(check, options),
+    }
+
+
+def results(result: Result, options: RenderOptions) -> dict[str, Any]:
+    """The results.json document as a dict."""
+    t = options.catalog
+    if not result.gradable:
+        title = t.raw("render.not_gradable") or "Not graded"
+        return {
+            "gradable": False,
+            "score": 0.0,
+            "message": "\n".join(f"{title}: {e}" for e in result.format_errors),
+            "format_errors": list(result.format_errors),
+            "tests": [],
+        }
+    summary = t.text("render.summary", counts(result)) or ""
+    doc: dict[str, Any] = {
+        "gradable": True,
+        "score": fraction(result),
+        "message": f"{score_line(result, options)} — {summary}",
+    }
+    mistakes = explanations(result)
+    if mistakes:
+        heading = t.raw("render.mistakes") or "Common mistakes found"
+        doc["output"] = "\n\n".join([heading, *mistakes])
+    doc["tests"] = [_test(c, options) for c in result.checks]
+    return doc
+
+
+def render(result: Result, options: RenderOptions) -> str:
+    return json.dumps(results(result, options), ensure_ascii=False, indent=2) + "\n"
