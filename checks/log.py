@@ -15,7 +15,7 @@ def cancel_task(ctx: Context) -> None:
         raise Fail(
             "missing",
             expected="cancel task",
-            found="(none)",
+            found="—",
             lines=log.line_count,
             at=ctx.at("log", line=None),
         )

@@ -48,7 +48,7 @@ def static(ctx: Context) -> None:
         raise Fail(
             "no_stream",
             expected=SIGNATURE,
-            found="(no top-level def stream)",
+            found="—",
             at=ctx.at("sse_py", line=1),
         )
     func = functions[-1]
@@ -74,6 +74,6 @@ def static(ctx: Context) -> None:
         raise Fail(
             "no_http_client",
             expected="import http.client",
-            found="(not imported)",
+            found="—",
             at=ctx.at("sse_py", line=1),
         )

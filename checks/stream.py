@@ -41,7 +41,7 @@ def content_streamed(ctx: Context) -> None:
         raise Fail(
             "no_done",
             expected="data: [DONE]",
-            found="(end of file)",
+            found="EOF",
             at=ctx.at("sse", line=last.line),
         )
     if done[0] != len(stream.events) - 1:
@@ -64,7 +64,7 @@ def timings_final(ctx: Context) -> None:
     last = chunks[-1]
     timings = (last.chunk or {}).get("timings")
     if not isinstance(timings, dict):
-        raise Fail("missing", expected="timings", found="(none)", at=ctx.at("sse", line=last.line))
+        raise Fail("missing", expected="timings", found="—", at=ctx.at("sse", line=last.line))
     missing = [k for k in TIMING_KEYS if k not in timings]
     if missing:
         raise Fail(

@@ -9,6 +9,8 @@ each common mistake the submission made, once; last, the score. Colour only when
 from __future__ import annotations
 
 import dataclasses
+import re
+import unicodedata
 
 from grader.i18n import format_value
 from grader.render import RenderOptions
@@ -89,8 +91,30 @@ def render(result: Result, options: RenderOptions) -> str:
     return "\n".join(out) + "\n"
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    """Wrap on spaces; CJK text without spaces is cut by width (terminals wrap it anyway)."""
-    import textwrap
+_TOKENS = re.compile(r"`[^`\n]{1,40}`|\s+|[\u2e80-\uffef]|[^\s`\u2e80-\uffef]+|`")
+"""Code spans, spaces, one CJK character, or an unbroken run of anything else."""
 
-    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+def _cells(char: str) -> int:
+    """Terminal columns of a character: CJK wide and fullwidth characters take two."""
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Wrap to `width` terminal columns: at spaces in English, between any two characters
+    in CJK text (which has no spaces), never inside a short `code span`."""
+    lines: list[str] = []
+    line, used = "", 0
+    for token in _TOKENS.findall(text):
+        if token.isspace():
+            if line:
+                line, used = line + " ", used + 1
+            continue
+        size = sum(_cells(c) for c in token)
+        if used + size > width and line.strip():
+            lines.append(line.rstrip())
+            line, used = "", 0
+        line, used = line + token, used + size
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines or [""]
