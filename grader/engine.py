@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from grader.loading import Artifact, ArtifactSpec
-from grader.problems import Location, Param
+from grader.problems import Location, Param, Term
 
 Status = Literal["passed", "failed", "skipped", "error"]
 
@@ -214,7 +214,7 @@ def _run_one(
                 status="skipped",
                 points=0,
                 message_id="engine.skipped.artifact",
-                params={"file": artifact.file, "status": artifact.status},
+                params={"file": artifact.file, "status": Term(artifact.status)},
                 **base,
             )
     for prerequisite in chk.after:

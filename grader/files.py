@@ -19,7 +19,7 @@ import os
 import stat
 from dataclasses import dataclass
 
-from grader.problems import Problem
+from grader.problems import Problem, Term
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
@@ -43,16 +43,16 @@ class Refused(Exception):
         self.problem = problem
 
 
-def _kind(mode: int) -> str:
+def _kind(mode: int) -> Term:
     if stat.S_ISDIR(mode):
-        return "directory"
+        return Term("directory")
     if stat.S_ISFIFO(mode):
-        return "fifo"
+        return Term("fifo")
     if stat.S_ISSOCK(mode):
-        return "socket"
+        return Term("socket")
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    return "special"
+        return Term("device")
+    return Term("special")
 
 
 def read_file(path: str, max_bytes: int, *, follow: bool = False) -> RawFile | None:
@@ -73,7 +73,7 @@ def read_file(path: str, max_bytes: int, *, follow: bool = False) -> RawFile | N
             raise Refused(Problem("file.symlink", {"file": name})) from None
         if exc.errno == errno.EISDIR:
             raise Refused(
-                Problem("file.not_regular", {"file": name, "kind": "directory"})
+                Problem("file.not_regular", {"file": name, "kind": Term("directory")})
             ) from None
         raise Refused(Problem("file.unreadable", {"file": name, "error": exc.strerror})) from None
     try:

@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from grader.problems import Param
+from grader.problems import Param, Term
 from grader.tomlfile import loads
 
 LANGUAGES = ("en", "ja", "ko", "zh")
@@ -72,13 +72,18 @@ class Catalog:
                 return table[key]
         return None
 
+    def _value(self, value: Param) -> str:
+        if isinstance(value, Term):  # "string|null" reads "string / null"
+            return " / ".join(self.raw(f"term.{part}") or part for part in value.split("|"))
+        return format_value(value)
+
     def text(self, key: str | None, params: Mapping[str, Param] | None = None) -> str | None:
         if key is None:
             return None
         template = self.raw(key)
         if template is None:
             return None
-        values = _Lenient({k: format_value(v) for k, v in (params or {}).items()})
+        values = _Lenient({k: self._value(v) for k, v in (params or {}).items()})
         try:
             return string.Formatter().vformat(template, (), values)
         except (ValueError, IndexError, KeyError):

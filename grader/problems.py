@@ -12,6 +12,12 @@ from dataclasses import dataclass, field
 Param = str | int | float | None
 
 
+class Term(str):
+    """A word the catalogs translate (`term.<value>`): a file state, a JSON type, ..."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Location:
     """Where in the submission something is; every part is optional."""
@@ -44,4 +50,4 @@ def readable_path(path: tuple[str | int, ...] | list[str | int]) -> str:
             out += f"[{part}]"
         else:
             out += ("." if out else "") + str(part)
-    return out or "(the whole file)"
+    return out or Term("document")

@@ -15,17 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from grader.problems import Location, Problem, json_pointer, readable_path
-
-_TYPE_NAMES = {
-    "integer": "integer",
-    "number": "number",
-    "string": "string",
-    "boolean": "boolean",
-    "object": "object",
-    "array": "array",
-    "null": "null",
-}
+from grader.problems import Location, Problem, Term, json_pointer, readable_path
 
 
 def json_type(value: Any) -> str:
@@ -84,8 +74,8 @@ def _problem(error: Any, prefix: tuple[str | int, ...]) -> Problem:
     if kind == "type":
         expected = error.validator_value
         expected = expected if isinstance(expected, list) else [expected]
-        params["expected"] = " or ".join(_TYPE_NAMES.get(t, t) for t in expected)
-        params["found_type"] = json_type(error.instance)
+        params["expected"] = Term("|".join(expected))
+        params["found_type"] = Term(json_type(error.instance))
     elif kind == "required":
         missing = [k for k in error.validator_value if k not in error.instance]
         params["key"] = missing[0] if missing else ""

@@ -175,3 +175,41 @@ def test_an_internal_error_is_exit_2_not_a_traceback(capsys, monkeypatch) -> Non
     monkeypatch.setattr("grader.grade.grade", broken)
     code, out, err = run(capsys, "check", str(CORRECT))
     assert code == 2 and "internal error" in err and "boom" in err and out == ""
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"), [("ja", "得点"), ("ko", "점수"), ("zh", "得分"), ("en", "Score")]
+)
+def test_lang_prints_the_whole_report_in_that_language(capsys, lang: str, words: str) -> None:
+    _, out, _ = run(
+        capsys, "check", str(SAMPLES / "no_close_on_cancel"), "--lang", lang, "--color", "never"
+    )
+    assert words in out
+    if lang != "en":
+        assert "Common mistake" not in out and "Skipped" not in out
+
+
+def test_language_defaults_from_the_environment(capsys, monkeypatch) -> None:
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.setenv("LANG", "ko_KR.UTF-8")
+    _, out, _ = run(capsys, "check", str(SAMPLES / "role_chunk_counted"), "--color", "never")
+    assert "점수" in out
+
+
+def test_json_result_names_its_language(capsys) -> None:
+    _, out, _ = run(capsys, "check", str(CORRECT), "--format", "json", "--lang", "zh")
+    assert json.loads(out)["language"] == "zh"
+
+
+def test_file_states_and_json_types_are_translated_too(capsys) -> None:
+    _, out, _ = run(
+        capsys,
+        "check",
+        str(SAMPLES / "hostile" / "true_for_number"),
+        "--lang",
+        "ja",
+        "--color",
+        "never",
+    )
+    assert "整数" in out and "真偽値" in out and "integer" not in out

@@ -39,7 +39,9 @@ def _points(value: float) -> str:
     return format_value(value)
 
 
-def _check_lines(check: CheckResult, options: RenderOptions, width: int) -> list[str]:
+def _check_lines(
+    check: CheckResult, options: RenderOptions, width: int, extra_problems: int = 0
+) -> list[str]:
     t = options.catalog
     mark = _paint(MARKS[check.status], COLORS[check.status], options.color)
     pts = f"{_points(check.points)}/{_points(check.max_points)}"
@@ -59,6 +61,8 @@ def _check_lines(check: CheckResult, options: RenderOptions, width: int) -> list
         )
     if check.hint:
         lines.append(f"{pad}→ {check.hint}")
+    if extra_problems and not options.verbose:
+        lines.append(f"{pad}{t.text('render.more', {'count': extra_problems})} (-v)")
     return lines
 
 
@@ -68,9 +72,11 @@ def render(result: Result, options: RenderOptions) -> str:
         title = t.raw("render.not_gradable") or "Not graded"
         return "".join(f"{title}: {e}\n" for e in result.format_errors)
     width = max((len(c.id) for c in result.checks), default=10)
+    problems = {a.name: len(a.problems) for a in result.artifacts}
     out = [f"{result.lab} · {result.submission}", ""]
     for check in result.checks:
-        out.extend(_check_lines(check, options, width))
+        extra = problems.get(check.artifact or "", 1) - 1 if check.id.endswith(".schema") else 0
+        out.extend(_check_lines(check, options, width, max(extra, 0)))
     broken = [a for a in result.artifacts if a.status != "valid" and len(a.problems) > 1]
     if options.verbose:
         for artifact in broken:
