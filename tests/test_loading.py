@@ -43,7 +43,7 @@ def test_fifo_is_refused_without_blocking(grade_folder, submission: Path) -> Non
     os.mkfifo(submission / "ttft.json")
     result = grade_folder(submission)
     assert artifact(result, "ttft").status == "refused"
-    assert "fifo" in (check_of(result, "ttft.schema").message or "")
+    assert "FIFO" in (check_of(result, "ttft.schema").message or "")
 
 
 def test_directory_in_place_of_a_file_is_refused(grade_folder, submission: Path) -> None:
