@@ -20,7 +20,6 @@ Usage: python bench/run.py [--repeat N] [--batch N] [--quick] [--no-write]
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -59,11 +58,15 @@ def time_commands(commands: dict[str, list[str]], repeat: int) -> dict[str, list
     """Run every command `repeat` times, interleaved, after one warm-up each."""
     times: dict[str, list[float]] = {name: [] for name in commands}
     for command in commands.values():
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV)
+        subprocess.run(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV
+        )
     for _ in range(repeat):
         for name, command in commands.items():
             start = time.perf_counter()
-            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV)
+            subprocess.run(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV
+            )
             times[name].append(time.perf_counter() - start)
     return times
 
@@ -78,7 +81,11 @@ def cold_start(repeat: int) -> list[str]:
     peer = shutil.which("check-jsonschema") or str(Path(PY).parent / "check-jsonschema")
     if os.path.exists(peer):
         commands["check-jsonschema ttft.json"] = [
-            peer, "--schemafile", str(ROOT / "schemas" / "ttft.schema.json"), str(SAMPLE / "ttft.json")]
+            peer,
+            "--schemafile",
+            str(ROOT / "schemas" / "ttft.schema.json"),
+            str(SAMPLE / "ttft.json"),
+        ]
     times = time_commands(commands, repeat)
     floor = statistics.median(times["python -c pass"])
     check = statistics.median(times["grader check (json)"])
@@ -106,7 +113,13 @@ def in_process(repeat: int) -> list[str]:
     catalog = catalog_for(LAB, "en")
     render = renderer("json")
     grade(LAB, str(SAMPLE), rubric)  # warm caches (validators, catalogs)
-    phases: dict[str, list[float]] = {"load + validate": [], "checks": [], "result": [], "render json": [], "total": []}
+    phases: dict[str, list[float]] = {
+        "load + validate": [],
+        "checks": [],
+        "result": [],
+        "render json": [],
+        "total": [],
+    }
     for _ in range(repeat):
         t0 = time.perf_counter()
         artifacts = load_artifacts(LAB, str(SAMPLE), {}, limits)
@@ -140,14 +153,20 @@ def batch(count: int) -> list[str]:
     rows = ["| jobs | submissions | wall time | submissions/s |", "|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "in"
-        samples = [p for p in (ROOT / "sample_submissions").rglob("*") if (p / "ttft.json").exists()]
+        samples = [
+            p for p in (ROOT / "sample_submissions").rglob("*") if (p / "ttft.json").exists()
+        ]
         for index in range(count):
             shutil.copytree(samples[index % len(samples)], source / f"s{index:05d}")
         for jobs in (1, 2):
             out = Path(tmp) / f"out{jobs}"
             start = time.perf_counter()
-            subprocess.run([PY, "-m", "grader", "batch", str(source), "--out", str(out), "--jobs", str(jobs)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            subprocess.run(
+                [PY, "-m", "grader", "batch", str(source), "--out", str(out), "--jobs", str(jobs)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
             elapsed = time.perf_counter() - start
             rows.append(f"| {jobs} | {count} | {elapsed:.1f} s | {count / elapsed:.0f} |")
     return rows
@@ -168,8 +187,12 @@ print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def probe(folder: Path) -> tuple[float, int]:
-    out = subprocess.run([PY, "-c", _MEMORY_PROBE.format(root=str(ROOT), folder=str(folder))],
-                         capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [PY, "-c", _MEMORY_PROBE.format(root=str(ROOT), folder=str(folder))],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     return float(out[0]), int(out[1])
 
 
@@ -180,23 +203,36 @@ def memory() -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
         shutil.copytree(SAMPLE, base)
-        rows.append("| real correct submission | {:.0f} ms | {:.0f} MB |".format(*_scaled(probe(base))))
+        rows.append(
+            "| real correct submission | {:.0f} ms | {:.0f} MB |".format(*_scaled(probe(base)))
+        )
         near = Path(tmp) / "near"
         shutil.copytree(SAMPLE, near)
         chunk = (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")[1] + "\n\n"
         events = min(L.sse_events - 10, (L.file_bytes - 4096) // len(chunk.encode()))
-        text = (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")[0] + "\n\n" + chunk * events + "data: [DONE]\n"
+        text = (
+            (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")[0]
+            + "\n\n"
+            + chunk * events
+            + "data: [DONE]\n"
+        )
         (near / "sse_raw.txt").write_text(text, "utf-8")
         line = (SAMPLE / "server.log").read_text("utf-8").splitlines(True)
         log = "".join(line * (L.log_lines // len(line)))[: L.log_bytes - 1]
         (near / "server.log").write_text(log[: log.rfind("\n") + 1], "utf-8")
         (near / "sse.py").write_text("#" * (L.source_bytes - 1), "utf-8")
-        rows.append("| every big file just under its cap | {:.0f} ms | {:.0f} MB |".format(*_scaled(probe(near))))
+        rows.append(
+            "| every big file just under its cap | {:.0f} ms | {:.0f} MB |".format(
+                *_scaled(probe(near))
+            )
+        )
         huge = Path(tmp) / "huge"
         shutil.copytree(SAMPLE, huge)
         with open(huge / "server.log", "wb") as handle:
             handle.truncate(1 << 30)  # a sparse 1 GB file
-        rows.append("| server.log of 1 GB (refused) | {:.0f} ms | {:.0f} MB |".format(*_scaled(probe(huge))))
+        rows.append(
+            "| server.log of 1 GB (refused) | {:.0f} ms | {:.0f} MB |".format(*_scaled(probe(huge)))
+        )
     return rows
 
 
@@ -221,7 +257,8 @@ def growth(repeat: int) -> list[str]:
             parse(text, "sse_raw.txt", limits)
             samples.append(time.perf_counter() - start)
         median, _ = spread(samples)
-        rows.append(f"| {events:,} | {len(text):,} | {median * 1e3:.1f} ms | {median / events * 1e6:.1f} µs |")
+        per_event = median / events * 1e6
+        rows.append(f"| {events:,} | {len(text):,} | {median * 1e3:.1f} ms | {per_event:.1f} µs |")
     return rows
 
 
@@ -234,15 +271,20 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}"
+    system = f"{platform.system()} {platform.machine()}"
+    return f"{system}, {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--batch", type=int, default=10_000, help="submissions for the batch figure")
+    parser.add_argument(
+        "--batch", type=int, default=10_000, help="submissions for the batch figure"
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repeats, small batch")
-    parser.add_argument("--no-write", action="store_true", help="print only; don't write docs/benchmarks.md")
+    parser.add_argument(
+        "--no-write", action="store_true", help="print only; don't write docs/benchmarks.md"
+    )
     args = parser.parse_args()
     if args.quick:
         args.repeat, args.batch = 5, 200
@@ -253,7 +295,13 @@ def main() -> int:
         ("4. Memory and refusal", memory),
         ("5. Growth with sse_raw.txt size", lambda: growth(args.repeat)),
     ]
-    out = ["# Benchmarks", "", f"Machine: {machine()}.", f"Command: `python bench/run.py --repeat {args.repeat} --batch {args.batch}`.", ""]
+    out = [
+        "# Benchmarks",
+        "",
+        f"Machine: {machine()}.",
+        f"Command: `python bench/run.py --repeat {args.repeat} --batch {args.batch}`.",
+        "",
+    ]
     for title, run in sections:
         print(f"## {title}", flush=True)
         rows = run()

@@ -151,7 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list_checks()
         return _check(args)
     except Exception as exc:  # a grader bug: say so, and don't pass for "some check failed"
-        print(f"grader: internal error, please report it: {type(exc).__name__}: {exc}", file=sys.stderr)
+        error = f"{type(exc).__name__}: {exc}"
+        print(f"grader: internal error, please report it: {error}", file=sys.stderr)
         return EXIT_NOT_GRADED
 
 
