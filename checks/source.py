@@ -11,6 +11,16 @@ _EXPECTED = [("messages", None), ("max_tokens", 64), ("cache_prompt", True), ("r
 _NO_DEFAULT = object()
 
 
+def _source(node: ast.AST) -> str:
+    """The node as source text, shortened; absurd nodes (a 4,000-digit literal, deep
+    nesting) can't be unparsed, and a message must never fail because of them."""
+    try:
+        text = ast.unparse(node)
+    except (ValueError, RecursionError, MemoryError):
+        return "…"
+    return text if len(text) <= 120 else text[:117] + "…"
+
+
 def _signature(func: ast.FunctionDef) -> list[tuple[str, object]]:
     """(name, default) of the positional parameters; `_NO_DEFAULT` where there is none."""
     params = [*func.args.posonlyargs, *func.args.args]
@@ -18,8 +28,8 @@ def _signature(func: ast.FunctionDef) -> list[tuple[str, object]]:
     for node in func.args.defaults:
         try:
             defaults.append(ast.literal_eval(node))
-        except ValueError:
-            defaults.append(ast.unparse(node))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            defaults.append(_source(node))  # not a literal, or an absurd one: compare as text
     return [(p.arg, d) for p, d in zip(params, defaults, strict=True)]
 
 
@@ -66,7 +76,7 @@ def static(ctx: Context) -> None:
     if found[: len(expected)] != expected or any(
         d is _NO_DEFAULT for _, d in found[len(expected) :]
     ):
-        shown = f"stream({ast.unparse(func.args)})"
+        shown = f"stream({_source(func.args)})"
         raise Fail(
             "signature", expected=SIGNATURE, found=shown, at=ctx.at("sse_py", line=func.lineno)
         )

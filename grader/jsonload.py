@@ -104,6 +104,8 @@ class StrictDecoder:
             ) from None
         if _depth(value) > self.max_depth:
             raise JsonError(Walker(text, self.max_depth, self.max_digits).first_problem(file))
+        if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value):
+            raise JsonError(_surrogate_problem(text, file))
         return value
 
 
@@ -120,6 +122,34 @@ def _syntax_problem(exc: json.JSONDecodeError, text: str, file: str) -> Problem:
 def _printable(text: str) -> str:
     """A snippet safe to print: control characters shown as escapes (\\x00), not raw."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """True when a string holds half a surrogate pair: valid JSON, but not text (it can't
+    be written as UTF-8, so it could not be in any message or result)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _surrogate_problem(text: str, file: str) -> Problem:
+    match = _SURROGATE_ESCAPE.search(text)
+    line, column = LineIndex.of(text).position(match.start() if match else 0)
+    near = match.group() if match else ""
+    return Problem("json.lone_surrogate", {"near": near}, Location(file, line, column))
 
 
 def _depth(value: Any) -> int:

@@ -25,6 +25,7 @@ class Limits:
     sse_events: int = 10_000  # real: 67
     log_lines: int = 200_000  # real: 116
     jsonl_records: int = 10_000  # real: 65
+    problems_per_file: int = 20  # reading stops there: the first problems explain the file
 
 
 DEFAULT_LIMITS = Limits()

@@ -49,6 +49,8 @@ def json_lines(schema: str) -> Parser:
         maps: list[PositionMap] = []
         problems: list[Problem] = []
         for number, line in enumerate(_LINE_END.split(text), start=1):
+            if len(problems) >= limits.problems_per_file:
+                break  # the file is invalid either way; its first problems say why
             if not line.strip():
                 continue
             if len(records) >= limits.jsonl_records:

@@ -10,6 +10,7 @@ catalogs can say it in words ("`runs[2].tokens` should be a whole number, found 
 
 from __future__ import annotations
 
+import itertools
 import json
 from functools import cache
 from importlib import resources
@@ -106,6 +107,10 @@ def _problem(error: Any, prefix: tuple[str | int, ...]) -> Problem:
     return Problem(f"schema.{kind}", params, Location("", pointer=json_pointer(path)))
 
 
+MAX_PROBLEMS = 20
+"""Errors reported per validated value; a file full of errors is explained by its first
+ones, and listing 100,000 of them would cost seconds and megabytes of result."""
+
 _TYPE_TESTS = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
@@ -195,6 +200,6 @@ def validate(name: str, instance: Any, prefix: tuple[str | int, ...] = ()) -> li
     """
     if conforms(load_schema(name), instance, _ids()):
         return []
-    errors = list(_validator(name).iter_errors(instance))
+    errors = list(itertools.islice(_validator(name).iter_errors(instance), MAX_PROBLEMS))
     errors.sort(key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
     return [_problem(e, prefix) for e in errors]

@@ -88,3 +88,17 @@ def test_every_finite_json_value_round_trips(value: object) -> None:
     import json
 
     assert decoder.decode(json.dumps(value), "f.json") == value
+
+
+def test_a_lone_surrogate_escape_is_refused_with_its_line() -> None:
+    found = problem('{\n"status": "\\ud800"}')
+    assert found.message_id == "json.lone_surrogate"
+    assert found.location is not None and found.location.line == 2
+
+
+def test_a_surrogate_pair_escape_is_a_character_and_accepted() -> None:
+    assert decoder.decode('{"s": "\\ud83d\\ude00"}', "f.json") == {"s": "😀"}
+
+
+def test_an_escaped_backslash_before_u_d800_is_plain_text() -> None:
+    assert decoder.decode('{"s": "\\\\ud800"}', "f.json") == {"s": "\\ud800"}

@@ -138,3 +138,14 @@ def test_sse_py_is_never_run(grade_folder, submission: Path, tmp_path: Path) -> 
     )
     assert check_of(grade_folder(submission), "sse_py.static").status == "passed"
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("default", ["0x" + "f" * 4000, "{[]: 1}", "(" * 50 + "1" + ")" * 50])
+def test_sse_py_with_an_absurd_default_fails_cleanly(
+    grade_folder, submission: Path, default: str
+) -> None:
+    path = submission / "sse.py"
+    path.write_text(
+        path.read_text("utf-8").replace("raw_out=None):", f"raw_out={default}):", 1), "utf-8"
+    )
+    assert check_of(grade_folder(submission), "sse_py.static").status == "failed"

@@ -100,6 +100,8 @@ def chat_stream(chunk_schema: str) -> Parser:
             if extra.name == "error":
                 problems.append(_error_problem(extra.line, extra.value, file))
         for index, event in enumerate(stream.events):
+            if len(problems) >= limits.problems_per_file:
+                break  # the stream is invalid either way; its first problems say why
             line = event.data_lines[0] if event.data_lines else event.line
             if event.data.strip() == "[DONE]":
                 events.append(StreamEvent(line, "done"))
