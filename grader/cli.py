@@ -8,6 +8,7 @@ stdout or, atomically, to `--output`; diagnostics about the run itself go to std
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import tempfile
@@ -20,7 +21,14 @@ DEFAULT_DIR = "/root/voice/llm"
 EXIT_PASSED, EXIT_FAILED, EXIT_NOT_GRADED = 0, 1, 2
 
 
-def _parser() -> argparse.ArgumentParser:
+# Commands whose modules are imported only when they run (or for --help): `grader check`
+# must not pay for the batch runner or the class report. name -> (module, help)
+_HEAVY = {
+    "report": ("grader.class_report", "write the class report (one HTML page) of a finished batch"),
+}
+
+
+def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     from grader.render import FORMATS
 
     parser = argparse.ArgumentParser(
@@ -66,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
         help="also show notes on passed checks and every problem of each file",
     )
     sub.add_parser("checks", help="list the lab's check ids with their points and titles")
+    first = next((a for a in argv if not a.startswith("-")), None)
+    for name, (module, help_text) in _HEAVY.items():
+        if first == name:
+            getattr(importlib.import_module(module), f"add_{name}_parser")(sub)
+        else:
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
@@ -145,7 +159,11 @@ def _list_checks() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parser(argv).parse_args(argv)
+    if args.command in _HEAVY:
+        module = importlib.import_module(_HEAVY[args.command][0])
+        return int(getattr(module, f"run_{args.command}")(args))
     try:
         if args.command == "checks":
             return _list_checks()

@@ -213,3 +213,25 @@ def test_file_states_and_json_types_are_translated_too(capsys) -> None:
         "never",
     )
     assert "整数" in out and "真偽値" in out and "integer" not in out
+
+
+def test_report_command_writes_a_class_page(capsys, tmp_path: Path) -> None:
+    (tmp_path / "results").mkdir()
+    for name in ("correct", "no_close_on_cancel"):
+        run(
+            capsys,
+            "check",
+            str(SAMPLES / name),
+            "--format",
+            "json",
+            "--output",
+            str(tmp_path / "results" / f"{name}.json"),
+        )
+    code, _, _ = run(capsys, "report", str(tmp_path))
+    assert code == 0 and "<svg" in (tmp_path / "report.html").read_text("utf-8")
+
+
+def test_check_does_not_import_the_class_report() -> None:
+    code = "import sys; from grader.cli import main; main(['checks']); print('grader.class_report' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.stdout.strip().endswith("False")

@@ -1,0 +1,616 @@
+"""The class report: the data behind each chart, the flags, escaping, and the page itself.
+
+The results are real: bundled samples graded by the grader, written where a batch writes
+them. Each chart's data is checked against the numbers in the samples' own files.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import json
+import re
+import shutil
+import string
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from checks import LAB
+from grader import batch
+from grader import class_report as cr
+from grader.charts import (
+    Axis,
+    Mark,
+    StripMark,
+    Style,
+    clean,
+    esc,
+    fmt,
+    linear_axis,
+    log_axis,
+    strip_chart,
+    xy_chart,
+)
+from grader.grade import grade, not_gradable
+from grader.problems import Problem
+from tests.conftest import SAMPLES
+
+SAMPLE_NAMES = (
+    "correct",
+    "role_chunk_counted",
+    "cache_on_in_prefill",
+    "no_close_on_cancel",
+    "no_cache_ram_flag",
+    "derived/prefill_not_growing",
+    "derived/report_typed_number",
+    "derived/prefill_numbers_not_in_log",
+    "derived/chunks_changed_fragment",
+    "derived/ttft_total_before_first",
+    "hostile/nan",
+)
+HOSTILE_ID = "<img src=x onerror=alert(1)>"
+HOSTILE_MESSAGE = '</script><script>alert("pwned")</script><b onmouseover=alert(2)>'
+
+
+def sample_id(name: str) -> str:
+    return name.replace("/", "__")
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory, rubric) -> Path:
+    """A batch folder: results of the samples, one ungradable submission, one result with a
+    hostile id and message, one broken file; physics.json from the sample folders."""
+    root = tmp_path_factory.mktemp("class") / "out"
+    results = root / "results"
+    results.mkdir(parents=True)
+    folders: dict[str, Path] = {}
+    for name in SAMPLE_NAMES:
+        result = grade(LAB, str(SAMPLES / name), rubric, lang="en")
+        (results / f"{sample_id(name)}.json").write_text(result.to_json(), "utf-8")
+        folders[sample_id(name)] = SAMPLES / name
+    missing = not_gradable(
+        LAB, "nowhere", rubric.version, Problem("engine.no_folder", {"folder": "nowhere"}), "en"
+    )
+    (results / "zz-missing.json").write_text(missing.to_json(), "utf-8")
+    hostile = json.loads((results / "correct.json").read_text("utf-8"))
+    hostile["checks"][0].update(status="failed", points=0, message=HOSTILE_MESSAGE)
+    hostile["score"] -= 1
+    (results / f"{HOSTILE_ID}.json").write_text(json.dumps(hostile), "utf-8")
+    folders[HOSTILE_ID] = SAMPLES / "correct"
+    (results / "broken.json").write_text("{not json", "utf-8")
+    (results / ".tmp-1234.part").write_text("{}", "utf-8")
+    (results / "notes.txt").write_text("not a result", "utf-8")
+    cr.write_physics(root, folders)
+    return root
+
+
+@pytest.fixture(scope="module")
+def data(out: Path) -> cr.ClassData:
+    return cr.load_class(out)
+
+
+@pytest.fixture(scope="module")
+def page(data: cr.ClassData) -> str:
+    return cr.render_report(data, "en")
+
+
+def student(data: cr.ClassData, sid: str) -> cr.Student:
+    return next(s for s in data.students if s.id == sid)
+
+
+def sample_json(name: str, file: str):
+    return json.loads((SAMPLES / name / file).read_text("utf-8"))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def test_results_are_read_sorted_and_bad_files_listed(data: cr.ClassData) -> None:
+    ids = [s.id for s in data.students]
+    assert ids == sorted(ids)
+    assert set(ids) == {sample_id(n) for n in SAMPLE_NAMES} | {HOSTILE_ID, "zz-missing"}
+    assert [u.name for u in data.unreadable] == ["broken.json"]
+    assert "not strict JSON" in data.unreadable[0].reason
+    missing = student(data, "zz-missing")
+    assert not missing.gradable and missing.score is None and missing.format_errors
+
+
+@pytest.mark.parametrize(
+    ("document", "reason"),
+    [
+        ([], "not a JSON object"),
+        ({"gradable": "yes"}, "gradable"),
+        ({"gradable": True, "score": 1, "max_score": 2, "checks": [{"id": "a"}]}, "status"),
+        (
+            {"gradable": True, "score": "71", "max_score": 71, "checks": []},
+            "score is not a number",
+        ),
+    ],
+)
+def test_a_file_that_is_not_a_result_is_refused_with_the_reason(document, reason) -> None:
+    with pytest.raises(ValueError, match=reason):
+        cr.student_of("x", document)
+
+
+# --------------------------------------------------------------------------- chart data
+
+
+def fake(sid: str, score: float | None, max_score: float = 71, **checks: str) -> cr.Student:
+    rows = tuple(
+        cr.CheckRow(cid.replace("__", "."), cid, status, 0, 1, message=f"{sid} {cid}")
+        for cid, status in checks.items()
+    )
+    return cr.Student(sid, score is not None, score, max_score if score is not None else None, rows)
+
+
+def test_histogram_bins_have_a_round_width_and_the_last_holds_the_maximum() -> None:
+    students = [fake("a", 71), fake("b", 70), fake("c", 67), fake("d", 64), fake("e", 0)]
+    hist = cr.score_histogram([*students, fake("ungraded", None)])
+    assert hist.width == 5 and hist.max_score == 71 and len(hist.bins) == 15
+    assert [(b.lo, b.hi) for b in hist.bins[:2]] == [(0, 5), (5, 10)]
+    assert hist.bins[-1].ids == ("a", "b")  # [70, 75): 70 and the maximum 71
+    assert hist.bins[13].ids == ("c",) and hist.bins[12].ids == ("d",)
+    assert hist.bins[0].ids == ("e",)
+    assert sum(len(b.ids) for b in hist.bins) == 5  # the ungraded one is not counted
+    assert hist.median == 67
+
+
+def test_histogram_of_a_small_rubric_gives_full_marks_their_own_bin() -> None:
+    hist = cr.score_histogram([fake("a", 10, 10), fake("b", 9.5, 10), fake("c", 3, 10)])
+    assert hist.width == 1 and len(hist.bins) == 11
+    assert hist.bins[10].ids == ("a",) and hist.bins[9].ids == ("b",)
+
+
+def test_histogram_of_nobody_is_one_empty_bin() -> None:
+    hist = cr.score_histogram([fake("x", None)])
+    assert len(hist.bins) == 1 and hist.bins[0].ids == () and hist.median is None
+
+
+def test_pass_rates_worst_first_with_the_students_who_failed(data: cr.ClassData) -> None:
+    rates = cr.pass_rates(data.students)
+    values = [r.rate for r in rates]
+    assert values == sorted(values)
+    by_id = {r.id: r for r in rates}
+    assert by_id["prefill.cache_off"].failed_ids == ("cache_on_in_prefill",)
+    assert set(by_id["log.cancel_task"].failed_ids) == {"no_close_on_cancel"}
+    assert by_id["report.copies_sources"].failed_ids == ("derived__report_typed_number",)
+    assert by_id["cancel.slot_freed"].skipped_ids == ("hostile__nan",)
+    assert "5559.961" in by_id["cancel.slot_freed"].messages["no_close_on_cancel"]
+    assert by_id["props.schema"].rate == 1.0 and by_id["props.schema"].failed_ids == ()
+    graded = sum(s.gradable for s in data.students)
+    assert all(r.ran == graded for r in rates)  # every graded result has every check
+
+
+def test_pass_rates_agree_with_the_batch_summary(out: Path, data: cr.ClassData) -> None:
+    rows = [batch.read_back(str(out / "results"), s.id) for s in data.students]
+    summary = batch.summary_dict([r for r in rows if r], LAB.all_check_ids(), [])
+    for rate in cr.pass_rates(data.students):
+        assert summary["checks"][rate.id]["pass_rate"] == pytest.approx(rate.rate, abs=1e-6)
+        assert summary["checks"][rate.id]["failed_ids"] == list(rate.failed_ids)
+
+
+def test_pass_rate_ties_go_to_more_failures_then_the_labs_order() -> None:
+    students = [
+        fake("a", 1, a="failed", b="failed", c="passed"),
+        fake("b", 1, a="skipped", b="failed", c="passed"),
+    ]
+    assert [r.id for r in cr.pass_rates(students)] == ["b", "a", "c"]
+
+
+def test_prefill_lines_join_each_students_points_in_order_of_docs(data: cr.ClassData) -> None:
+    lines = {line.id: line for line in cr.prefill_lines(data.students, data.physics or {})}
+    expected = [
+        (e["prompt_n"], e["ttft_ms"], e["docs"]) for e in sample_json("correct", "prefill.json")
+    ]
+    assert list(lines["correct"].points) == expected
+    assert lines["correct"].kind == "rising"
+    assert lines["derived__prefill_not_growing"].kind == "flat"
+    assert lines["cache_on_in_prefill"].kind == "cache_on"
+    assert lines["cache_on_in_prefill"].points[0][0] == 13
+    assert "zz-missing" not in lines  # not graded, no folder
+    assert "hostile__nan" in lines  # its prefill.json is fine; only cancel.json is broken
+
+
+def test_prefill_line_is_flat_when_either_number_stops_growing() -> None:
+    physics = {
+        "up": cr.Physics(
+            prefill=(cr.PrefillEntry(12, 900, 1, 900), cr.PrefillEntry(0, 30, 1, 100))
+        ),
+        "same_n": cr.Physics(
+            prefill=(cr.PrefillEntry(0, 30, 1, 100), cr.PrefillEntry(4, 30, 1, 200))
+        ),
+    }
+    lines = cr.prefill_lines([fake("up", 1), fake("same_n", 1)], physics)
+    assert [(line.id, line.kind) for line in lines] == [("up", "rising"), ("same_n", "flat")]
+    assert lines[0].points[0][2] == 0  # sorted by docs, whatever the file's order
+
+
+def test_cache_points_are_miss_against_hit(data: cr.ClassData) -> None:
+    points = {p.id: p for p in cr.cache_points(data.students, data.physics or {})}
+    cache = sample_json("correct", "cache.json")
+    assert points["correct"].first.ttft_ms == cache["first"]["ttft_ms"]
+    assert points["correct"].second.ttft_ms == cache["second"]["ttft_ms"]
+    assert points["correct"].second.prompt_n == 1 and points["correct"].ok
+    assert not points["no_cache_ram_flag"].ok
+
+
+def test_cancel_points_carry_the_idle_time_and_the_verdict(data: cr.ClassData) -> None:
+    points = {p.id: p for p in cr.cancel_points(data.students, data.physics or {})}
+    assert points["correct"].run.slot_idle_after_ms == 0.93 and points["correct"].status == "freed"
+    assert points["no_close_on_cancel"].run.slot_idle_after_ms == 5559.961
+    assert points["no_close_on_cancel"].status == "busy"
+    assert "hostile__nan" not in points  # cancel.json has NaN: no mark
+
+
+def test_integrity_flags_name_the_evidence(data: cr.ClassData) -> None:
+    flagged = {s.id: flags for s, flags in cr.integrity_flags(data.students)}
+    typed = flagged["derived__report_typed_number"]
+    assert [(f.key, f.strong, f.check_id) for f in typed] == [
+        ("report_mismatch", True, "report.copies_sources")
+    ]
+    assert "9000" in typed[0].message
+    assert [f.key for f in flagged["derived__prefill_numbers_not_in_log"]] == ["log_mismatch"]
+    assert [f.key for f in flagged["derived__chunks_changed_fragment"]] == ["chunks_mismatch"]
+    assert [(f.key, f.strong) for f in flagged["cache_on_in_prefill"]] == [
+        ("prefill_vs_log", False)
+    ]
+    assert [f.key for f in flagged["derived__ttft_total_before_first"]] == ["impossible_timing"]
+    # an honest mistake 3 (slot busy and no `cancel task`) is consistent: no flag
+    for clean_id in ("correct", "no_close_on_cancel", "role_chunk_counted", "zz-missing"):
+        assert clean_id not in flagged
+    order = list(flagged)
+    strong = [sid for sid in order if any(f.strong for f in flagged[sid])]
+    assert order[: len(strong)] == strong  # strong flags first
+
+
+def test_cancel_freed_without_cancel_in_the_log_is_a_strong_flag() -> None:
+    typed = fake("typed", 60, cancel__slot_freed="passed", log__cancel_task="failed")
+    honest = fake("honest", 60, cancel__slot_freed="failed", log__cancel_task="failed")
+    flagged = dict(cr.integrity_flags([typed, honest]))
+    assert [(f.key, f.strong) for f in flagged[typed]] == [("cancel_vs_log", True)]
+    assert honest not in flagged
+
+
+def test_a_log_without_timings_is_worth_a_look() -> None:
+    row = cr.CheckRow(
+        "log.matches_measurements",
+        "t",
+        "passed",
+        2,
+        2,
+        message="Not confirmed",
+        message_id="log.matches_measurements.unconfirmed",
+    )
+    s = dataclasses.replace(fake("s", 71), checks=(row,))
+    assert [(f.key, f.strong) for f in dict(cr.integrity_flags([s]))[s]] == [
+        ("log_unconfirmed", False)
+    ]
+
+
+# --------------------------------------------------------------------------- physics.json
+
+
+def test_physics_json_holds_what_the_folders_hold(out: Path, data: cr.ClassData) -> None:
+    document = json.loads((out / "physics.json").read_text("ascii"))
+    assert document["version"] == 1
+    assert list(document["submissions"]) == sorted(document["submissions"])
+    correct = document["submissions"]["correct"]
+    assert correct["prefill"] == sample_json("correct", "prefill.json")
+    assert correct["cache"] == sample_json("correct", "cache.json")
+    assert correct["cancel"] == sample_json("correct", "cancel.json")
+    assert document["submissions"]["hostile__nan"]["cancel"] is None
+    assert data.physics is not None and data.physics["correct"] == cr.extract_physics(
+        SAMPLES / "correct"
+    )
+    assert data.physics[HOSTILE_ID] == data.physics["correct"]
+
+
+def test_write_physics_keeps_other_entries_and_drops_ids_without_result(tmp_path: Path) -> None:
+    (tmp_path / "results").mkdir()
+    for sid in ("a", "b"):
+        (tmp_path / "results" / f"{sid}.json").write_text("{}", "utf-8")
+    cr.write_physics(tmp_path, {"a": SAMPLES / "correct", "gone": SAMPLES / "correct"})
+    cr.write_physics(tmp_path, {"b": SAMPLES / "no_close_on_cancel"})
+    physics = cr.read_physics(tmp_path)
+    assert physics is not None and sorted(physics) == ["a", "b"]
+    assert physics["b"].cancel is not None and physics["b"].cancel.slot_idle_after_ms == 5559.961
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        '{"version": 1, "submissions": []}',
+        '{"submissions": {"a": {"prefill": NaN}}}',
+        "[]",
+    ],
+)
+def test_a_broken_physics_json_means_no_physics_data(tmp_path: Path, text: str) -> None:
+    (tmp_path / "physics.json").write_text(text, "utf-8")
+    assert cr.read_physics(tmp_path) is None
+
+
+def test_malformed_physics_entries_are_no_data() -> None:
+    physics = cr.physics_of(
+        {
+            "prefill": [{"docs": 0, "prompt_n": -3, "prompt_ms": 1, "ttft_ms": 2}],
+            "cache": {"first": {"prompt_n": 1, "ttft_ms": 2}},
+            "cancel": {
+                "max_tokens": True,
+                "received_tokens": 1,
+                "closed_at_ms": 1,
+                "slot_idle_after_ms": 1,
+            },
+        }
+    )
+    assert physics == cr.Physics(None, None, None)
+
+
+def test_extract_physics_tolerates_any_folder(tmp_path: Path) -> None:
+    assert cr.extract_physics(tmp_path / "nowhere") == cr.Physics()
+    folder = tmp_path / "s"
+    shutil.copytree(SAMPLES / "correct", folder)
+    (folder / "prefill.json").write_text('[{"docs": 0, "prompt_n": NaN}]', "utf-8")
+    (folder / "cache.json").unlink()
+    (folder / "cache.json").symlink_to(SAMPLES / "correct" / "cache.json")
+    (folder / "cancel.json").write_bytes(b"\xff\xfe{}")
+    assert cr.extract_physics(folder) == cr.Physics()
+
+
+# --------------------------------------------------------------------------- the page
+
+
+class Tags(HTMLParser):
+    """Every start tag with its attributes, and the text of every <script>."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self._in: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._in = tag if tag in ("script", "style") else None
+
+    def handle_endtag(self, tag):
+        self._in = None
+
+    def handle_data(self, data):
+        if self._in == "script":
+            self.scripts.append(data)
+        elif self._in == "style":
+            self.styles.append(data)
+
+
+def parse(page: str) -> Tags:
+    tags = Tags()
+    tags.feed(page)
+    tags.close()
+    return tags
+
+
+def test_hostile_ids_and_messages_are_only_text(page: str) -> None:
+    tags = parse(page)
+    names = {tag for tag, _ in tags.tags}
+    assert "img" not in names and "b" not in names
+    assert [tag for tag, _ in tags.tags].count("script") == 1
+    assert all(not name.startswith("on") for _, attrs in tags.tags for name in attrs)
+    assert "alert" not in "".join(tags.scripts)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "&lt;/script&gt;&lt;script&gt;alert(&quot;pwned&quot;)" in page
+    hrefs = [a["href"] for tag, a in tags.tags if "href" in a]
+    assert hrefs and all(h is not None and h.startswith("#") for h in hrefs)
+    ids = [a["id"] for _, a in tags.tags if a.get("id")]
+    assert len(ids) == len(set(ids))  # anchors are unique
+    for href in hrefs:
+        assert href[1:] in ids, href  # every link lands somewhere
+
+
+def test_escaping_replaces_controls_and_bidi_overrides() -> None:
+    assert esc("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&#x27;"
+    assert clean("evil\u202etxt.exe\x00\x1b") == "evil\ufffdtxt.exe\ufffd\ufffd"
+    assert clean("\udcff") == "\ufffd"  # an undecodable file name byte
+
+
+def test_anchors_are_readable_and_unique() -> None:
+    assert cr.anchor("student", "alice-2") == "student-alice-2"
+    odd = cr.anchor("student", HOSTILE_ID)
+    assert re.fullmatch(r"student-[A-Za-z0-9_.-]+", odd)
+    assert odd != cr.anchor("student", HOSTILE_ID.replace("<", ">"))
+    assert cr.anchor("student", "a b") != cr.anchor("student", "a_b")
+
+
+def test_the_page_has_no_external_reference(page: str) -> None:
+    assert "http://" not in page and "https://" not in page
+    tags = parse(page)
+    for tag, attrs in tags.tags:
+        assert "src" not in attrs, tag
+        for name in ("href", "xlink:href", "action"):
+            assert attrs.get(name) is None or attrs[name].startswith("#"), (tag, attrs)
+    css = "".join(tags.styles)
+    assert "@import" not in css and "url(" not in css and "@font-face" not in css
+    assert "url(#" in page  # the only url(): clip paths inside the page
+
+
+def test_the_content_security_policy_allows_only_the_pages_own_style_and_script(
+    page: str,
+) -> None:
+    tags = parse(page)
+    csp = next(
+        a["content"] for t, a in tags.tags if a.get("http-equiv") == "Content-Security-Policy"
+    )
+    assert "default-src 'none'" in csp and "unsafe-inline" not in csp
+
+    def digest(text: str) -> str:
+        return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+    assert f"'sha256-{digest(''.join(tags.styles))}'" in csp
+    assert f"'sha256-{digest(''.join(tags.scripts))}'" in csp
+
+
+def test_every_section_and_chart_is_there(page: str, data: cr.ClassData) -> None:
+    for section in ("scores", "checks", "physics", "integrity", "students", "who-failed",
+                    "feedback", "unreadable"):  # fmt: skip
+        assert f'<section id="{section}">' in page
+    for chart in ("chart-scores", "chart-checks", "chart-prefill", "chart-cache", "chart-cancel"):
+        assert f'<svg class="chart" id="{chart}"' in page
+
+    def chart(name: str) -> str:
+        start = page.index(f'id="{name}"')
+        return page[start : page.index("</svg>", start)]
+
+    physics = data.physics or {}
+    assert chart("chart-prefill").count('class="mark"') == len(
+        cr.prefill_lines(data.students, physics)
+    )
+    assert chart("chart-cache").count('class="mark"') == len(
+        cr.cache_points(data.students, physics)
+    )
+    assert chart("chart-cancel").count('class="mark"') == len(
+        cr.cancel_points(data.students, physics)
+    )
+    assert chart("chart-checks").count('class="bar"') == len(cr.pass_rates(data.students))
+    assert "@media print" in page
+    assert '<table class="sortable">' in page
+    for s in data.students:
+        assert f'<details class="student" id="{cr.anchor("student", s.id)}">' in page
+
+
+def test_feedback_is_rendered_as_in_the_result(page: str, data: cr.ClassData) -> None:
+    check = student(data, "cache_on_in_prefill").check("prefill.cache_off")
+    assert check is not None and check.message and check.hint and check.explanation
+    for text in (check.message, check.hint, check.explanation):
+        assert esc(text) in page
+    assert "<code>prefill.json:4 (/0/prompt_n)</code>" in page
+
+
+def test_without_physics_the_page_says_how_to_get_it(tmp_path: Path, out: Path) -> None:
+    shutil.copytree(out / "results", tmp_path / "results")
+    page = cr.render_report(cr.load_class(tmp_path), "en")
+    assert cr.LABELS["en"]["physics_none"].split(":")[0] in page
+    assert 'id="chart-prefill"' not in page and 'id="chart-scores"' in page
+
+
+def test_same_results_give_the_same_bytes_wherever_they_are(out: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.html", tmp_path / "b.html"
+    cr.write_class_report(out, first, "en")
+    cr.write_class_report(out, second, "en")
+    moved = tmp_path / "elsewhere" / "batch"
+    shutil.copytree(out, moved)
+    third = tmp_path / "c.html"
+    cr.write_class_report(moved, third, "en")
+    assert first.read_bytes() == second.read_bytes() == third.read_bytes()
+    assert str(out) not in first.read_text("utf-8")
+
+
+def test_labels_exist_in_every_language_with_the_same_placeholders() -> None:
+    def fields(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    english = cr.LABELS["en"]
+    for lang in cr.LANGUAGES:
+        table = cr.LABELS[lang]
+        assert set(table) == set(english), lang
+        for key, text in table.items():
+            assert fields(text) == fields(english[key]), (lang, key)
+            assert text.strip(), (lang, key)
+        if lang != "en":
+            untranslated = [k for k in table if table[k] == english[k] and english[k].isascii()]
+            assert untranslated == [], (lang, untranslated)
+    assert {f"flag.{key}" for key in cr.FLAG_KEYS} <= set(english)
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko", "zh"])
+def test_the_page_speaks_the_chosen_language(data: cr.ClassData, lang: str) -> None:
+    page = cr.render_report(data, lang)
+    assert f'<html lang="{lang}">' in page
+    assert esc(cr.LABELS[lang]["integrity"]) in page
+    assert '<div class="feedback" lang="en">' in page  # the feedback stays as graded
+
+
+def test_an_unknown_language_falls_back_to_english(data: cr.ClassData) -> None:
+    page = cr.render_report(data, "fr")
+    assert '<html lang="en">' in page and cr.LABELS["en"]["integrity"] in page
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_grader_report_writes_the_page(out: Path, tmp_path: Path, capsys) -> None:
+    target = tmp_path / "page.html"
+    assert cr.main([str(out), "--html", str(target), "--lang", "ja"]) == 0
+    assert '<html lang="ja">' in target.read_text("utf-8")
+    assert "report in" in capsys.readouterr().err
+    default = tmp_path / "copy"
+    shutil.copytree(out, default)
+    assert cr.main([str(default)]) == 0
+    assert (default / "report.html").is_file()
+
+
+def test_grader_report_refuses_a_folder_without_results(tmp_path: Path, capsys) -> None:
+    assert cr.main([str(tmp_path / "nowhere")]) == 2
+    assert cr.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no such folder" in err and "run `grader batch" in err
+
+
+def test_grader_report_says_so_when_it_cannot_write(out: Path, tmp_path: Path, capsys) -> None:
+    assert cr.main([str(out), "--html", str(tmp_path / "no" / "dir" / "x.html")]) == 2
+    assert "can't write" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def test_linear_axis_has_round_ticks_and_leaves_a_far_outlier_off() -> None:
+    axis = linear_axis("ms", [192.8, 3281.1, 9336.5])
+    assert axis.ticks == (0, 2000, 4000, 6000, 8000, 10000)
+    hostile = linear_axis("ms", [192.8, 3281.1, 9336.5, 1e99])
+    assert hostile.hi == 10000 and not hostile.contains(1e99)
+    assert linear_axis("x", []).ticks == (0.0, 0.5, 1.0)
+
+
+def test_log_axis_spans_whole_decades_and_leaves_zero_off() -> None:
+    axis = log_axis("ms", [0.93, 12.1, 5559.961, 0.0])
+    assert (axis.lo, axis.hi) == (0.1, 10000.0) and axis.log
+    assert axis.ticks == (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
+    assert not axis.contains(0.0) and axis.fraction(0.0) == 0.0
+    assert axis.fraction(10000.0) == 1.0 and axis.fraction(1e9) == 1.0
+    assert log_axis("x", [5.0, 7.0]).ticks == (1.0, 2.0, 5.0, 10.0)
+
+
+def test_numbers_are_printed_without_float_noise() -> None:
+    assert [fmt(v) for v in (0.93, 12.345, 192.809, 9336.469, 2000.0, 1e99, 0.001)] == [
+        "0.93",
+        "12.35",
+        "192.8",
+        "9336",
+        "2000",
+        "1e+99",
+        "0.001",
+    ]
+
+
+def test_off_scale_points_are_drawn_hollow_at_the_edge() -> None:
+    x = Axis("x (ms)", 0, 10, (0, 5, 10))
+    y = Axis("y (ms)", 0, 10, (0, 5, 10))
+    styles = {"s": Style("one", "#0072B2")}
+    svg = xy_chart("c", "T", x, y, styles, [Mark(((5, 5), (50, 5)), "s", "id: <b>", "#a")])
+    assert svg.count('fill="#FFFFFF"') == 1  # the second point, beyond the x axis
+    assert "id: &lt;b&gt;" in svg and "x (ms)" in svg and "y (ms)" in svg
+    assert '<a class="mark" href="#a">' in svg
+
+
+def test_the_strip_chart_jitter_is_fixed_by_the_key() -> None:
+    x = Axis("idle (ms)", 0.1, 1000, (0.1, 1, 10, 100, 1000), log=True)
+    rows = {"r": Style("row", "#0072B2")}
+    marks = [StripMark(1.0, "r", "a", "a"), StripMark(1.0, "r", "b", "b")]
+    first = strip_chart("c", "T", x, rows, marks)
+    assert first == strip_chart("c", "T", x, rows, marks)
+    ys = re.findall(r'<circle cx="[\d.]+" cy="([\d.]+)"', first)
+    assert len(set(ys[1:])) == 2  # the two equal values sit apart (ys[0] is the row's key)
