@@ -1007,7 +1007,7 @@ def write_physics(
     """Extract the physics of each folder (id -> folder; None: no folder, no data) into
     `OUT_DIR/physics.json`, keeping the entries of other ids that still have a result;
     returns the file's path. One line per submission, ASCII only, ids sorted."""
-    from grader.batch import write_atomic
+    from grader.atomic import write_atomic
 
     out = Path(out_dir)
     entries = read_physics(out) or {}
@@ -2061,7 +2061,7 @@ def write_class_report(
     (a `Lab` or its "package:attribute" name, as `grader batch` takes it); without, use
     that file if it is there. Call it while the folders still exist (the batch removes
     extracted archives when it ends)."""
-    from grader.batch import write_atomic
+    from grader.atomic import write_atomic
 
     if folders is not None:
         write_physics(out_dir, folders, lab)

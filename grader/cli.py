@@ -11,7 +11,6 @@ import argparse
 import importlib
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +23,7 @@ EXIT_PASSED, EXIT_FAILED, EXIT_NOT_GRADED = 0, 1, 2
 # Commands whose modules are imported only when they run (or for --help): `grader check`
 # must not pay for the batch runner or the class report. name -> (module, help)
 _HEAVY = {
+    "batch": ("grader.batch", "grade many submissions (folders, archives) into a gradebook"),
     "report": ("grader.class_report", "write the class report (one HTML page) of a finished batch"),
 }
 
@@ -89,15 +89,9 @@ def _write(text: str, output: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    folder = os.path.dirname(os.path.abspath(output))
-    handle, temporary = tempfile.mkstemp(prefix=".grader-", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, output)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    from grader.atomic import write_atomic
+
+    write_atomic(output, text.encode("utf-8"))
 
 
 def _sample_hint() -> str:

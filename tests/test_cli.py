@@ -232,6 +232,47 @@ def test_report_command_writes_a_class_page(capsys, tmp_path: Path) -> None:
 
 
 def test_check_does_not_import_the_class_report() -> None:
-    code = "import sys; from grader.cli import main; main(['checks']); print('grader.class_report' in sys.modules)"
+    code = (
+        "import sys; from grader.cli import main; main(['checks']); "
+        "print(any(m in sys.modules for m in ('grader.class_report', 'grader.batch')))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.stdout.strip().endswith("False")
+
+
+def test_output_file_gets_the_usual_permissions(capsys, tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        run(capsys, "check", str(CORRECT), "--format", "json", "--output", str(tmp_path / "r.json"))
+    finally:
+        os.umask(old)
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_batch_command_grades_a_folder_of_submissions_with_a_class_page(
+    capsys, tmp_path: Path
+) -> None:
+    import shutil
+
+    for name in ("correct", "role_chunk_counted"):
+        shutil.copytree(SAMPLES / name, tmp_path / "class" / name)
+    code, _, _ = run(
+        capsys,
+        "batch",
+        str(tmp_path / "class"),
+        "--out",
+        str(tmp_path / "out"),
+        "--jobs",
+        "1",
+        "--html",
+        str(tmp_path / "out" / "report.html"),
+    )
+    assert code == 0
+    assert sorted(p.name for p in (tmp_path / "out" / "results").iterdir()) == [
+        "correct.json",
+        "role_chunk_counted.json",
+    ]
+    assert (tmp_path / "out" / "gradebook.csv").read_text("utf-8").startswith("id,score,max_score")
+    assert (tmp_path / "out" / "physics.json").is_file() and (
+        tmp_path / "out" / "report.html"
+    ).is_file()
