@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -146,43 +147,72 @@ def _schema_by_id() -> dict[str, dict[str, Any]]:
     return {load_schema(n)["$id"]: load_schema(n) for n in schema_names()}
 
 
-def conforms(schema: dict[str, Any], instance: Any, by_id: dict[str, dict[str, Any]]) -> bool:
-    """True when `instance` is certainly valid: the fast path, with no import at all.
+Test = Callable[[Any], bool]
+
+
+def compile_schema(schema: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> Test:
+    """A fast yes/no validator for `schema`: closures built once, no import at all.
 
     It understands the few keywords the artifact schemas use, with JSON Schema's meaning
-    (bool is not a number, 64.0 is an integer); a schema with any other keyword is
-    "not certain" and goes to jsonschema, which also explains every failure.
+    (bool is not a number, 64.0 is an integer). The answer True means "certainly valid";
+    a schema with any other keyword always answers False, sending the value to
+    jsonschema, which also explains every failure.
     """
     if not FAST_KEYWORDS.issuperset(schema):
-        return False
+        return lambda instance: False
+    tests: list[Test] = []
     if "$ref" in schema:
         target = by_id.get(schema["$ref"])
-        if target is None or not conforms(target, instance, by_id):
-            return False
+        if target is None:
+            return lambda instance: False
+        tests.append(compile_schema(target, by_id))
     kind = schema.get("type")
     if kind is not None:
-        kinds = kind if isinstance(kind, list) else [kind]
-        if not any(_TYPE_TESTS[k](instance) for k in kinds):
-            return False
-    if "const" in schema and not (
-        instance == schema["const"] and type(instance) is type(schema["const"])
-    ):
-        return False
-    if "minimum" in schema and _TYPE_TESTS["number"](instance) and instance < schema["minimum"]:
-        return False
-    if isinstance(instance, dict):
-        if any(key not in instance for key in schema.get("required", ())):
-            return False
-        for key, sub in schema.get("properties", {}).items():
-            if key in instance and not conforms(sub, instance[key], by_id):
-                return False
-    if isinstance(instance, list):
-        if len(instance) < schema.get("minItems", 0):
-            return False
-        items = schema.get("items")
-        if items is not None and not all(conforms(items, item, by_id) for item in instance):
-            return False
-    return True
+        kinds = [_TYPE_TESTS[k] for k in (kind if isinstance(kind, list) else [kind])]
+        tests.append(kinds[0] if len(kinds) == 1 else lambda v: any(t(v) for t in kinds))
+    if "const" in schema:
+        const = schema["const"]
+        tests.append(lambda v: v == const and type(v) is type(const))
+    if "minimum" in schema:
+        low, is_number = schema["minimum"], _TYPE_TESTS["number"]
+        tests.append(lambda v: not is_number(v) or v >= low)
+    required = tuple(schema.get("required", ()))
+    properties = [
+        (k, compile_schema(sub, by_id)) for k, sub in schema.get("properties", {}).items()
+    ]
+    if required or properties:
+
+        def object_test(v: Any) -> bool:
+            if not isinstance(v, dict):
+                return True
+            return all(k in v for k in required) and all(
+                test(v[k]) for k, test in properties if k in v
+            )
+
+        tests.append(object_test)
+    min_items = schema.get("minItems", 0)
+    items = compile_schema(schema["items"], by_id) if "items" in schema else None
+    if min_items or items:
+
+        def array_test(v: Any) -> bool:
+            if not isinstance(v, list):
+                return True
+            return len(v) >= min_items and (items is None or all(items(x) for x in v))
+
+        tests.append(array_test)
+    if len(tests) == 1:
+        return tests[0]
+    return lambda instance: all(test(instance) for test in tests)
+
+
+def conforms(schema: dict[str, Any], instance: Any, by_id: dict[str, dict[str, Any]]) -> bool:
+    """True when `instance` is certainly valid against `schema` (see `compile_schema`)."""
+    return compile_schema(schema, by_id)(instance)
+
+
+@cache
+def _fast(name: str) -> Test:
+    return compile_schema(load_schema(name), _ids())
 
 
 @cache
@@ -198,7 +228,7 @@ def validate(name: str, instance: Any, prefix: tuple[str | int, ...] = ()) -> li
     which puts "a key is missing" before the details inside its siblings, as
     `jsonschema.best_match` would.
     """
-    if conforms(load_schema(name), instance, _ids()):
+    if _fast(name)(instance):
         return []
     errors = list(itertools.islice(_validator(name).iter_errors(instance), MAX_PROBLEMS))
     errors.sort(key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
