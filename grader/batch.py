@@ -380,37 +380,27 @@ def row_of(task_id: str, data: Any) -> Row | None:
 
 
 def result_json(result: Any) -> str:
-    """The result as `grader check --format json` writes it (dataclass or pydantic model)."""
-    if hasattr(result, "to_json"):
-        return result.to_json()
-    return result.model_dump_json(indent=2) + "\n"
+    """The result as `grader check --format json` writes it."""
+    return str(result.to_json())
 
 
 def _with_submission(result: Any, source: str) -> Any:
     if result.submission == source:
         return result
-    if dataclasses.is_dataclass(result):
-        return dataclasses.replace(result, submission=source)
-    return result.model_copy(update={"submission": source})
+    return dataclasses.replace(result, submission=source)
 
 
 def _error_result(grading: _Grading, source: str, message: str) -> Any:
     from grader import __version__
-    from grader.result import Result, Summary
+    from grader.result import Result
 
-    return Result(
+    return Result.ungradable(
         grader_version=__version__,
         lab=grading.lab.name,
         rubric_version=grading.rubric.version,
         language=grading.lang,
         submission=source,
-        gradable=False,
-        score=0,
-        max_score=0,
-        summary=Summary(passed=0, failed=0, skipped=0, error=0),
-        checks=[],
-        artifacts=[],
-        format_errors=[message],
+        errors=[message],
     )
 
 

@@ -152,17 +152,11 @@ def grade(
 def not_gradable(lab: Lab, folder: str, rubric_version: str, problem: Problem, lang: str) -> Result:
     """The result for a submission that could not be graded at all (PrairieLearn's sense)."""
     catalog = catalog_for(lab, lang)
-    return Result(
+    return Result.ungradable(
         grader_version=__version__,
         lab=lab.name,
         rubric_version=rubric_version,
         language=catalog.lang,
         submission=folder,
-        gradable=False,
-        score=0,
-        max_score=0,
-        summary=Summary(passed=0, failed=0, skipped=0, error=0),
-        checks=[],
-        artifacts=[],
-        format_errors=[catalog.text(problem.message_id, problem.params) or problem.message_id],
+        errors=[catalog.text(problem.message_id, problem.params) or problem.message_id],
     )

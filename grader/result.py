@@ -133,6 +133,34 @@ class Result:
     schema_version: str = SCHEMA_VERSION
     """Version of result.schema.json this result follows."""
 
+    @classmethod
+    def ungradable(
+        cls,
+        *,
+        grader_version: str,
+        lab: str,
+        rubric_version: str,
+        language: str,
+        submission: str,
+        errors: list[str],
+    ) -> Result:
+        """The result of a submission that could not be graded at all (PrairieLearn's
+        sense: the student loses nothing), with the reasons."""
+        return cls(
+            grader_version=grader_version,
+            lab=lab,
+            rubric_version=rubric_version,
+            language=language,
+            submission=submission,
+            gradable=False,
+            score=0,
+            max_score=0,
+            summary=Summary(passed=0, failed=0, skipped=0, error=0),
+            checks=[],
+            artifacts=[],
+            format_errors=errors,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data, keys in declaration order (schema_version first)."""
         data = dataclasses.asdict(self)

@@ -23,25 +23,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grader.i18n import format_value
 from grader.render import RenderOptions
+from grader.render.common import evidence_lines, where
 from grader.render.markdown import counts, explanations, inline, score_line
-from grader.result import CheckResult, Result, ResultLocation
+from grader.result import CheckResult, Result
 
 VISIBILITY = "visible"  # the feedback is meant for the student, right away
 STDOUT_VISIBILITY = "hidden"  # run_autograder's stdout is the grader's diagnostics
-
-
-def where(loc: ResultLocation | None) -> str:
-    """`file:line (pointer)`, as the text report writes it."""
-    if loc is None:
-        return ""
-    out = loc.file
-    if loc.line is not None:
-        out += f":{loc.line}"
-    if loc.pointer:
-        out += f" ({loc.pointer})"
-    return out
 
 
 def feedback(check: CheckResult, options: RenderOptions) -> str:
@@ -53,12 +41,7 @@ def feedback(check: CheckResult, options: RenderOptions) -> str:
         lines.append(f"{place}: {check.message}" if place else check.message)
     elif place:
         lines.append(place)
-    if check.expected is not None or check.found is not None:
-        exp = t.raw("render.expected") or "expected"
-        fnd = t.raw("render.found") or "found"
-        lines.append(f"{exp}: {format_value(check.expected)}   {fnd}: {format_value(check.found)}")
-    if check.hint:
-        lines.append(f"{t.raw('render.hint') or 'what to do'}: {check.hint}")
+    lines.extend(evidence_lines(check, t))
     return "\n".join(lines)
 
 

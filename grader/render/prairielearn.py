@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grader.i18n import format_value
 from grader.render import RenderOptions
-from grader.render.gradescope import where
+from grader.render.common import evidence_lines, where
 from grader.render.markdown import counts, explanations, score_line
 from grader.result import CheckResult, Result
 
@@ -41,12 +40,7 @@ def _details(check: CheckResult, options: RenderOptions) -> str:
     place = where(check.location)
     if place:
         lines.append(f"{t.raw('render.at') or 'at'}: {place}")
-    if check.expected is not None or check.found is not None:
-        exp = t.raw("render.expected") or "expected"
-        fnd = t.raw("render.found") or "found"
-        lines.append(f"{exp}: {format_value(check.expected)}   {fnd}: {format_value(check.found)}")
-    if check.hint:
-        lines.append(f"{t.raw('render.hint') or 'what to do'}: {check.hint}")
+    lines.extend(evidence_lines(check, t))
     return "\n".join(lines)
 
 

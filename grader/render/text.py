@@ -14,7 +14,8 @@ import unicodedata
 
 from grader.i18n import format_value
 from grader.render import RenderOptions
-from grader.result import CheckResult, Result, ResultLocation
+from grader.render.common import expected_found, where
+from grader.result import CheckResult, Result
 
 MARKS = {"passed": "✓", "failed": "✗", "skipped": "–", "error": "!"}
 COLORS = {"passed": "32", "failed": "31", "skipped": "33", "error": "35"}
@@ -22,17 +23,6 @@ COLORS = {"passed": "32", "failed": "31", "skipped": "33", "error": "35"}
 
 def _paint(text: str, code: str, on: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if on else text
-
-
-def _where(loc: ResultLocation | None, line_word: str) -> str:
-    if loc is None:
-        return ""
-    out = loc.file
-    if loc.line is not None:
-        out += f":{loc.line}"
-    if loc.pointer:
-        out += f" ({loc.pointer})"
-    return out
 
 
 def _points(value: float) -> str:
@@ -50,15 +40,12 @@ def _check_lines(
     if not show:
         return lines
     pad = " " * 5
-    where = _where(check.location, t.raw("render.line") or "line")
+    place = where(check.location)
     if check.message:
-        lines.append(f"{pad}{where + ': ' if where else ''}{check.message}")
-    if check.expected is not None or check.found is not None:
-        exp = t.raw("render.expected") or "expected"
-        fnd = t.raw("render.found") or "found"
-        lines.append(
-            f"{pad}{exp}: {format_value(check.expected)}   {fnd}: {format_value(check.found)}"
-        )
+        lines.append(f"{pad}{place + ': ' if place else ''}{check.message}")
+    evidence = expected_found(check, t)
+    if evidence:
+        lines.append(pad + evidence)
     if check.hint:
         lines.append(f"{pad}→ {check.hint}")
     if extra_problems and not options.verbose:
@@ -82,7 +69,7 @@ def render(result: Result, options: RenderOptions) -> str:
         for artifact in broken:
             out.append("")
             out.append(f"{artifact.file}:")
-            out.extend(f"   {_where(p.location, '')}: {p.message}" for p in artifact.problems)
+            out.extend(f"   {where(p.location)}: {p.message}" for p in artifact.problems)
     explanations = list(dict.fromkeys(c.explanation for c in result.checks if c.explanation))
     if explanations:
         out += ["", _paint(t.raw("render.mistakes") or "Common mistakes found", "1", options.color)]
