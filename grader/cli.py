@@ -12,7 +12,6 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from grader import __version__
 
@@ -95,8 +94,9 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _sample_hint() -> str:
-    samples = Path(__file__).resolve().parent.parent / "sample_submissions" / "correct"
-    shown = samples if samples.is_dir() else Path("sample_submissions/correct")
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    samples = os.path.join(here, "sample_submissions", "correct")
+    shown = samples if os.path.isdir(samples) else os.path.join("sample_submissions", "correct")
     return f"To try the grader on a bundled sample: grader check {shown}"
 
 

@@ -11,7 +11,6 @@ Nothing here knows about a particular lab.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -240,6 +239,8 @@ def _run_one(
             **base,
         )
     except Exception as exc:  # a check's bug must not take the whole grade down
+        import traceback  # only a broken check pays for it
+
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         detail = f"{type(exc).__name__}: {exc} ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})"
         return Outcome(

@@ -12,9 +12,9 @@ import os
 import string
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from grader.package_data import package_file
 from grader.problems import Param, Term
 from grader.tomlfile import loads
 
@@ -36,10 +36,11 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
 @cache
 def catalog_file(package: str, lang: str) -> dict[str, str]:
     """The flattened catalog `<package>/messages/<lang>.toml` ({} when absent)."""
-    resource = resources.files(package).joinpath("messages", f"{lang}.toml")
-    if not resource.is_file():
+    path = package_file(package, "messages", f"{lang}.toml")
+    if not os.path.isfile(path):
         return {}
-    return _flatten(loads(resource.read_text("utf-8")))
+    with open(path, encoding="utf-8") as handle:
+        return _flatten(loads(handle.read()))
 
 
 def format_value(value: Param) -> str:

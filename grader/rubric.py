@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from grader.limits import Limits
+from grader.package_data import read_text
 from grader.tomlfile import TOMLDecodeError, loads
 
 _LIMIT_NAMES = {f.name for f in dataclasses.fields(Limits)}
@@ -138,7 +138,7 @@ def parse_rubric(text: str, source: str, check_ids: list[str]) -> Rubric:
 def load_rubric(path: str | None, package: str, filename: str, check_ids: list[str]) -> Rubric:
     """The rubric at `path`, or the lab's own when `path` is None."""
     if path is None:
-        text = resources.files(package).joinpath(filename).read_text("utf-8")
+        text = read_text(package, filename)
         return parse_rubric(text, f"{package}/{filename}", check_ids)
     try:
         with open(path, encoding="utf-8") as handle:

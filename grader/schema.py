@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Callable
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from grader.package_data import package_dir, read_text
 from grader.problems import Location, Problem, Term, json_pointer, readable_path
 
 
@@ -39,7 +40,7 @@ def json_type(value: Any) -> str:
 
 def schema_names() -> list[str]:
     """Names of every schema shipped in the `schemas` package (file stem before .schema)."""
-    files = resources.files("schemas").iterdir()
+    files = os.scandir(package_dir("schemas"))
     return sorted(
         f.name.removesuffix(".schema.json") for f in files if f.name.endswith(".schema.json")
     )
@@ -48,7 +49,7 @@ def schema_names() -> list[str]:
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     """The parsed schema file `schemas/<name>.schema.json`."""
-    text = resources.files("schemas").joinpath(f"{name}.schema.json").read_text("utf-8")
+    text = read_text("schemas", f"{name}.schema.json")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
