@@ -34,4 +34,5 @@ LAB = Lab(
     rubric_file="rubric.toml",
     messages_package="checks",
     path_options={"log": "server_log"},
+    class_report="checks.class_report:CLASS_REPORT",
 )

@@ -96,6 +96,10 @@ class Lab:
     rubric_file: str
     messages_package: str
     path_options: Mapping[str, str] = field(default_factory=dict)
+    # "package.module:ATTRIBUTE" of the lab's `grader.class_report.ClassReportSpec` (its
+    # physics charts and integrity flags), imported only when a class report is drawn;
+    # None: the class report has no physics charts and no integrity flags.
+    class_report: str | None = None
 
     def all_check_ids(self) -> list[str]:
         return [f"{a.name}.schema" for a in self.artifacts] + [c.id for c in self.checks]

@@ -6,13 +6,15 @@ them. Each chart's data is checked against the numbers in the samples' own files
 
 from __future__ import annotations
 
+import argparse
 import base64
 import dataclasses
 import hashlib
 import json
 import re
 import shutil
-import string
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -35,8 +37,11 @@ from grader.charts import (
     xy_chart,
 )
 from grader.grade import grade, not_gradable
+from grader.i18n import Catalog, catalog_file
 from grader.problems import Problem
 from tests.conftest import SAMPLES
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SAMPLE_NAMES = (
     "correct",
@@ -99,6 +104,11 @@ def page(data: cr.ClassData) -> str:
 
 def student(data: cr.ClassData, sid: str) -> cr.Student:
     return next(s for s in data.students if s.id == sid)
+
+
+def label(lang: str, key: str) -> str:
+    """A label of the page, as the catalog has it."""
+    return Catalog(lang, ("grader",)).raw(f"report.{key}") or ""
 
 
 def sample_json(name: str, file: str):
@@ -492,7 +502,7 @@ def test_feedback_is_rendered_as_in_the_result(page: str, data: cr.ClassData) ->
 def test_without_physics_the_page_says_how_to_get_it(tmp_path: Path, out: Path) -> None:
     shutil.copytree(out / "results", tmp_path / "results")
     page = cr.render_report(cr.load_class(tmp_path), "en")
-    assert cr.LABELS["en"]["physics_none"].split(":")[0] in page
+    assert label("en", "physics_none").split(":")[0] in page
     assert 'id="chart-prefill"' not in page and 'id="chart-scores"' in page
 
 
@@ -508,34 +518,118 @@ def test_same_results_give_the_same_bytes_wherever_they_are(out: Path, tmp_path:
     assert str(out) not in first.read_text("utf-8")
 
 
-def test_labels_exist_in_every_language_with_the_same_placeholders() -> None:
-    def fields(text: str) -> set[str]:
-        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+def test_every_label_the_page_uses_is_in_the_catalog() -> None:
+    """The page's words are the `[report]` table of grader/messages/<lang>.toml (whose ids
+    and placeholders test_catalogs compares across languages): every label page.py names
+    is there, and no translation is an English copy."""
+    source = (ROOT / "grader" / "class_report" / "page.py").read_text("utf-8")
+    used = set(re.findall(r"\bt\(\s*[\"'](\w+)[\"']", source))
+    used |= {"passed", "failed", "skipped", "error", "strong", "weak"}  # t(status), t(severity)
+    english = catalog_file("grader", "en")
+    assert len(used) > 50 and not {k for k in used if f"report.{k}" not in english}
+    for lang in ("ja", "ko", "zh"):
+        table = catalog_file("grader", lang)
+        untranslated = [
+            k
+            for k, text in english.items()
+            if k.startswith("report.") and table[k] == text and text.isascii()
+        ]
+        assert untranslated == [], (lang, untranslated)
 
-    english = cr.LABELS["en"]
+
+def test_every_flag_of_the_lab_has_its_label_in_every_language() -> None:
+    spec = cr.spec_of(LAB)
+    assert spec is not None and spec.messages_package == "checks"
+    assert [r.key for r in spec.flags] == [
+        "log_mismatch",
+        "report_mismatch",
+        "chunks_mismatch",
+        "cancel_vs_log",
+        "log_unconfirmed",
+        "prefill_vs_log",
+        "impossible_timing",
+    ]
     for lang in cr.LANGUAGES:
-        table = cr.LABELS[lang]
-        assert set(table) == set(english), lang
-        for key, text in table.items():
-            assert fields(text) == fields(english[key]), (lang, key)
-            assert text.strip(), (lang, key)
-        if lang != "en":
-            untranslated = [k for k in table if table[k] == english[k] and english[k].isascii()]
-            assert untranslated == [], (lang, untranslated)
-    assert {f"flag.{key}" for key in cr.FLAG_KEYS} <= set(english)
+        table = catalog_file(spec.messages_package, lang)
+        for rule in spec.flags:
+            assert table.get(rule.label, "").strip(), (lang, rule.label)
 
 
 @pytest.mark.parametrize("lang", ["ja", "ko", "zh"])
 def test_the_page_speaks_the_chosen_language(data: cr.ClassData, lang: str) -> None:
     page = cr.render_report(data, lang)
     assert f'<html lang="{lang}">' in page
-    assert esc(cr.LABELS[lang]["integrity"]) in page
+    assert esc(label(lang, "integrity")) in page
     assert '<div class="feedback" lang="en">' in page  # the feedback stays as graded
 
 
 def test_an_unknown_language_falls_back_to_english(data: cr.ClassData) -> None:
     page = cr.render_report(data, "fr")
-    assert '<html lang="en">' in page and cr.LABELS["en"]["integrity"] in page
+    assert '<html lang="en">' in page and label("en", "integrity") in page
+
+
+# --------------------------------------------------------------------------- the lab's part
+
+
+def test_the_lab_names_its_class_report_and_check_does_not_import_it() -> None:
+    from checks.class_report import CLASS_REPORT
+
+    assert LAB.class_report == "checks.class_report:CLASS_REPORT"
+    assert cr.spec_of(LAB) is CLASS_REPORT and cr.spec_of("checks:LAB") is CLASS_REPORT
+    code = (
+        "import sys, checks; "
+        "print([m in sys.modules for m in ('checks.class_report', 'grader.class_report')])"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert run.stdout.strip() == "[False, False]"
+
+
+def test_a_lab_without_a_class_report_gets_no_physics_and_no_flags(
+    data: cr.ClassData, out: Path, tmp_path: Path
+) -> None:
+    plain = dataclasses.replace(LAB, class_report=None)
+    assert cr.spec_of(plain) is None
+    page = cr.render_report(data, "en", plain)
+    assert '<section id="physics">' not in page and 'href="#physics"' not in page
+    assert 'id="chart-prefill"' not in page and 'id="chart-scores"' in page
+    assert label("en", "no_flags") in page
+    assert cr.integrity_flags(data.students, plain) == []
+    assert cr.extract_physics(SAMPLES / "correct", plain) == cr.Physics()
+    shutil.copytree(out / "results", tmp_path / "results")
+    assert cr.write_physics(tmp_path, {"correct": SAMPLES / "correct"}, plain) is None
+    assert not (tmp_path / "physics.json").exists()
+    kinds = {line.kind for line in cr.prefill_lines(data.students, data.physics or {}, None)}
+    assert "cache_on" not in kinds  # no lab: no check colours a mark
+
+
+def test_a_spec_says_which_checks_raise_which_flag() -> None:
+    spec = cr.ClassReportSpec(
+        flags=(
+            cr.FlagRule("a_failed", True, ("a",), "x.a"),
+            cr.FlagRule(
+                "b_noted", False, ("b",), "x.b", status="passed", note="odd", if_passed=("c",)
+            ),
+        )
+    )
+    noted = cr.CheckRow("b", "t", "passed", 1, 1, message="odd", message_id="b.odd")
+    one = fake("one", 1, a="failed", c="passed")
+    one = dataclasses.replace(one, checks=(*one.checks, noted))
+    two = fake("two", 1, a="passed", c="failed")
+    two = dataclasses.replace(two, checks=(*two.checks, noted))
+    flagged = dict(cr.integrity_flags([one, two], spec))
+    assert [(f.key, f.strong, f.check_id) for f in flagged[one]] == [
+        ("a_failed", True, "a"),
+        ("b_noted", False, "b"),
+    ]
+    assert two not in flagged  # `c` did not pass, `a` did
+
+
+def test_grader_report_says_so_when_the_lab_does_not_load(out: Path, capsys) -> None:
+    args = argparse.Namespace(out_dir=str(out), html=None, lang="en", lab="no_such_lab:LAB")
+    assert cr.run_report(args) == 2
+    assert "can't load the lab no_such_lab:LAB" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- CLI

@@ -14,8 +14,8 @@ fence is longer than any backtick run inside them. In table cells `|` is escaped
 `\\|` (GFM, also inside code spans) and line breaks become spaces, since a line break
 ends the row.
 
-The few labels the catalogs have no key for are in `LABELS`, by language, with English
-as the fallback.
+Every label comes from the message catalogs (`[render]` in grader/messages/<lang>.toml),
+with English as the fallback.
 """
 
 from __future__ import annotations
@@ -27,12 +27,6 @@ from grader.render import RenderOptions
 from grader.result import CheckResult, Result, ResultLocation, Value
 
 EMOJI = {"passed": "✅", "failed": "❌", "skipped": "⏭️", "error": "⚠️"}
-
-# Labels the catalogs ([render] in grader/messages/<lang>.toml) have no key for.
-# Add a language here when its catalog is added; anything missing falls back to English.
-LABELS: dict[str, dict[str, str]] = {
-    "en": {"check": "Check", "title": "Title", "what_to_fix": "What to fix"},
-}
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 # A CommonMark code span: a run of n backticks, content, and a run of exactly n backticks.
@@ -46,8 +40,8 @@ _LINE_START = re.compile(r"^(?:[#>+=-]|\d+(?=[.)]))")
 
 
 def label(options: RenderOptions, key: str) -> str:
-    """A label of `LABELS` in the catalog's language, English when it has none."""
-    return LABELS.get(options.catalog.lang, {}).get(key) or LABELS["en"][key]
+    """The catalog's `render.<key>` in its language (English when it has none)."""
+    return options.catalog.raw(f"render.{key}") or key
 
 
 def one_line(text: str) -> str:
@@ -120,9 +114,10 @@ def _value(value: Value) -> str:
 
 def _table(result: Result, options: RenderOptions) -> list[str]:
     t = options.catalog
+    points_label = (t.raw("render.points") or "points").capitalize()
     head = (
-        f"| | {label(options, 'check')} | {(t.raw('render.points') or 'points').capitalize()} "
-        f"| {label(options, 'title')} |"
+        f"| | {label(options, 'check_column')} | {points_label} "
+        f"| {label(options, 'title_column')} |"
     )
     rows = [head, "| :-: | --- | --: | --- |"]
     for check in result.checks:

@@ -1,0 +1,118 @@
+"""`grader report OUT_DIR [--html FILE] [--lang L]`, and `write_class_report`, which
+`grader batch … --html FILE` calls at the end of the batch."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from grader.class_report.page import load_class, render_report
+from grader.class_report.physics import PHYSICS_FILE, write_physics
+from grader.class_report.results import LANGUAGES, read_results
+from grader.class_report.spec import DEFAULT_LAB, lab_of, spec_of
+
+EXIT_WRITTEN, EXIT_USAGE = 0, 2
+
+
+def write_class_report(
+    out_dir: Path,
+    html_path: Path,
+    lang: str,
+    folders: Mapping[str, Path | str | None] | None = None,
+    lab: Any = DEFAULT_LAB,
+) -> None:
+    """Write the class report of the batch folder `out_dir` to `html_path` (atomically).
+
+    `lab` is the graded lab (a `Lab` or its "package:attribute" name, as `grader batch`
+    takes it): its `ClassReportSpec` says what the physics charts and integrity flags are.
+    With `folders` (id -> submission folder, as the batch found them), first extract their
+    physics into `out_dir/physics.json`, reading them with the lab's artifact declarations;
+    without, use that file if it is there. Call it while the folders still exist (the
+    batch removes extracted archives when it ends)."""
+    from grader.atomic import write_atomic
+
+    the_lab = lab_of(lab)
+    if folders is not None:
+        write_physics(out_dir, folders, the_lab)
+    page = render_report(load_class(out_dir), lang, the_lab)
+    write_atomic(str(html_path), page.encode("utf-8", "replace"))
+
+
+def add_report_parser(subparsers: Any, lab: str = DEFAULT_LAB) -> argparse.ArgumentParser:
+    """Add `report` to the `grader` command's subparsers; `run_report(args)` runs it.
+
+    `lab` ("package:attribute") is the lab whose results the folder holds; it reaches
+    `run_report` as `args.lab`."""
+    parser = subparsers.add_parser(
+        "report",
+        help="write the class report (one HTML page) of a finished grader batch",
+        description=(
+            "Read OUT_DIR/results/*.json (and OUT_DIR/physics.json, written by "
+            "`grader batch --html`) and write one self-contained HTML page: score "
+            "distribution, pass rate of every check, the lab's physics across the class, "
+            "integrity flags and every student's feedback. "
+            "Exit status: 0 written, 2 bad usage (no such folder, no results/, can't write)."
+        ),
+    )
+    parser.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of grader batch")
+    parser.add_argument(
+        "--html", metavar="FILE", help="where to write the page (default: OUT_DIR/report.html)"
+    )
+    parser.add_argument(
+        "--lang",
+        choices=list(LANGUAGES),
+        help="language of the page (default: from LC_ALL / LC_MESSAGES / LANG, else en); "
+        "each student's feedback stays in the language it was graded in",
+    )
+    parser.set_defaults(lab=lab)
+    return parser
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Run `grader report` from parsed arguments; returns the exit status."""
+    from grader.i18n import language_from_environment
+
+    out = Path(args.out_dir)
+    if not out.is_dir():
+        print(f"grader report: no such folder: {out}", file=sys.stderr)
+        return EXIT_USAGE
+    if not (out / "results").is_dir():
+        print(
+            f"grader report: {out / 'results'} not found: run `grader batch … --out {out}` first",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    lab_ref = getattr(args, "lab", None) or DEFAULT_LAB
+    try:
+        lab = lab_of(lab_ref)
+        spec_of(lab)  # a broken reference says so here, not halfway through the page
+    except (ImportError, AttributeError, TypeError) as exc:
+        print(f"grader report: can't load the lab {lab_ref}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    html_path = Path(args.html) if args.html else out / "report.html"
+    lang = args.lang or language_from_environment()
+    try:
+        write_class_report(out, html_path, lang, lab=lab)
+    except OSError as exc:
+        print(f"grader report: can't write {html_path}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    students, unreadable = read_results(out)
+    graded = sum(s.gradable for s in students)
+    physics = "with" if (out / PHYSICS_FILE).is_file() else "without"
+    extra = f", {len(unreadable)} unreadable result files" if unreadable else ""
+    print(
+        f"grader report: {len(students)} submissions, {graded} graded{extra}; "
+        f"{physics} physics data; report in {html_path}",
+        file=sys.stderr,
+    )
+    return EXIT_WRITTEN
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m grader.class_report OUT_DIR`, as `grader report OUT_DIR`."""
+    parser = argparse.ArgumentParser(prog="grader")
+    add_report_parser(parser.add_subparsers(dest="command", required=True))
+    return run_report(parser.parse_args(["report", *(sys.argv[1:] if argv is None else argv)]))

@@ -1,0 +1,118 @@
+"""What a lab tells the class report about itself: a `ClassReportSpec`.
+
+The page's generic parts (scores, pass rates, the students, their feedback) need nothing
+from the lab. Two parts do: the physics charts (which of the lab's artifacts hold the
+numbers they draw, and which checks colour the marks) and the integrity flags (which
+check outcomes are a reason to look twice). A lab says so in a `ClassReportSpec` in its
+own package and names it in its `Lab` as `class_report="package.module:ATTRIBUTE"`; the
+report imports it by that name, only when it draws a page, so `grader check` never does.
+A lab without one gets a report with no physics charts and no integrity flags.
+
+Check ids a lab's results do not have simply never match: they colour or flag nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_LAB = "checks:LAB"  # as grader.batch: the lab is imported by name, never here
+
+
+@dataclass(frozen=True)
+class PhysicsSpec:
+    """Where the physics charts find their numbers, and which checks colour the marks.
+
+    `prefill`, `cache` and `cancel` name the lab's artifacts whose values the three charts
+    read (prefill: a list of `{docs, prompt_n, prompt_ms, ttft_ms}`; cache: `first`,
+    `second` and `changed_prefix`, each `{prompt_n, ttft_ms}`; cancel: `{max_tokens,
+    received_tokens, closed_at_ms, slot_idle_after_ms}`). A student's rising prefill line
+    is drawn as "cache left on" when `prefill_cache_on` failed; a cache point is "bad"
+    when one of `cache_checks` failed; a cancel point is "freed" / "busy" when
+    `cancel_check` passed / failed, "not judged" otherwise.
+    """
+
+    prefill: str
+    cache: str
+    cancel: str
+    prefill_cache_on: str | None = None
+    cache_checks: tuple[str, ...] = ()
+    cancel_check: str | None = None
+
+    @property
+    def artifacts(self) -> dict[str, str]:
+        """The physics part (`prefill`, `cache`, `cancel`) -> the artifact that holds it."""
+        return {"prefill": self.prefill, "cache": self.cache, "cancel": self.cancel}
+
+
+@dataclass(frozen=True)
+class FlagRule:
+    """One kind of integrity flag and when a student gets it.
+
+    Every check of the student's result whose id is in `checks` and whose status is
+    `status` raises one flag of kind `key` (its message is the evidence), provided every
+    check in `if_passed` passed. With `note`, only a check whose message id ends in
+    `.<note>` counts (a passing check that said, e.g., "unconfirmed"). `strong`: the
+    files contradict their source; otherwise the flag is only worth a look. `label` is
+    the catalog id of the flag's description, in the spec's `messages_package`.
+    """
+
+    key: str
+    strong: bool
+    checks: tuple[str, ...]
+    label: str
+    status: str = "failed"
+    note: str | None = None
+    if_passed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClassReportSpec:
+    """What the class report knows of one lab: its physics charts and its integrity flags.
+
+    `physics` None: no physics charts. `flags`: in the order the page lists them.
+    `messages_package`: the package whose `messages/<lang>.toml` holds the flag labels.
+    """
+
+    physics: PhysicsSpec | None = None
+    flags: tuple[FlagRule, ...] = ()
+    messages_package: str | None = None
+
+    @property
+    def flag_labels(self) -> dict[str, str]:
+        """Flag kind -> the catalog id of its description (the first rule's, per kind)."""
+        labels: dict[str, str] = {}
+        for rule in self.flags:
+            labels.setdefault(rule.key, rule.label)
+        return labels
+
+    @property
+    def strong_flags(self) -> frozenset[str]:
+        return frozenset(rule.key for rule in self.flags if rule.strong)
+
+
+def lab_of(lab: Any) -> Any:
+    """A `Lab`, given one or its "package:attribute" name (imported by name, as the batch
+    does: the engine never imports a lab itself)."""
+    if isinstance(lab, str):
+        from grader.batch import load_lab
+
+        return load_lab(lab)[0]
+    return lab
+
+
+def spec_of(lab: Any = DEFAULT_LAB) -> ClassReportSpec | None:
+    """The `ClassReportSpec` of `lab`: a `Lab`, its "package:attribute" name, a spec itself,
+    or None (no lab: None). The lab's `class_report` ("package.module:ATTRIBUTE", the
+    attribute `CLASS_REPORT` when left out) is imported here, lazily."""
+    if lab is None or isinstance(lab, ClassReportSpec):
+        return lab
+    ref = getattr(lab_of(lab), "class_report", None)
+    if not ref:
+        return None
+    module, _, attribute = ref.partition(":")
+    spec = getattr(importlib.import_module(module), attribute or "CLASS_REPORT")
+    if not isinstance(spec, ClassReportSpec):
+        raise TypeError(f"{ref} is a {type(spec).__name__}, not a ClassReportSpec")
+    return spec
