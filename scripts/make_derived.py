@@ -258,6 +258,39 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
         ["report.copies_sources"],
         [],
     ),
+    "props_html_error_page": (
+        "saved an HTML error page as props.json (the server was not up)",
+        lambda folder: (folder / "props.json").write_text(
+            "<html><body>502 Bad Gateway</body></html>\n"
+        ),
+        ["props.schema"],
+        ["props.server_config"],
+    ),
+    "prefill_no_prompt_ms": (
+        "left prompt_ms out of the 4-doc entry",
+        edit_json("prefill.json", lambda d: d[1].pop("prompt_ms")),
+        ["prefill.schema"],
+        [
+            "prefill.doc_counts",
+            "prefill.grows_with_docs",
+            "prefill.ttft_covers_prefill",
+            "prefill.cache_off",
+            "log.matches_measurements",
+            "report.copies_sources",
+        ],
+    ),
+    "sentence_negative_time": (
+        "subtracted the times the wrong way round (a negative ttft_ms)",
+        edit_json("sentence.json", _set(["ttft_ms"], -238.36)),
+        ["sentence.schema"],
+        ["sentence.order", "sentence.first_sentence_rule", "report.copies_sources"],
+    ),
+    "report_missing_field": (
+        "forgot cancel_idle_ms in report.json",
+        edit_json("report.json", lambda d: d.pop("cancel_idle_ms")),
+        ["report.schema"],
+        ["report.copies_sources"],
+    ),
     "health_missing": (
         "forgot to save health.json",
         lambda folder: (folder / "health.json").unlink(),
