@@ -300,23 +300,27 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
 }
 
 
+def write_expected(prefix: str, entries: dict[str, dict[str, object]]) -> None:
+    """Replace the `prefix` entries of sample_submissions/EXPECTED.json with `entries`."""
+    path = SAMPLES / "EXPECTED.json"
+    expected = {
+        k: v for k, v in json.loads(path.read_text("utf-8")).items() if not k.startswith(prefix)
+    }
+    expected.update(entries)
+    path.write_text(json.dumps(dict(sorted(expected.items())), indent=2) + "\n", "utf-8")
+
+
 def main() -> None:
     shutil.rmtree(DERIVED, ignore_errors=True)
-    expected_path = SAMPLES / "EXPECTED.json"
-    expected = {
-        k: v
-        for k, v in json.loads(expected_path.read_text("utf-8")).items()
-        if not k.startswith("derived/")
-    }
+    entries: dict[str, dict[str, object]] = {}
     for name, (_, mutate, must, may) in CASES.items():
         folder = DERIVED / name
         shutil.copytree(SOURCE, folder)
         mutate(folder)
-        entry: dict[str, list[str]] = {"must_fail": must}
-        if may:
-            entry["may_fail"] = may
-        expected[f"derived/{name}"] = entry
-    expected_path.write_text(json.dumps(dict(sorted(expected.items())), indent=2) + "\n", "utf-8")
+        entries[f"derived/{name}"] = (
+            {"must_fail": must, "may_fail": may} if may else {"must_fail": must}
+        )
+    write_expected("derived/", entries)
     lines = ["| folder | what the student did | must fail |", "|---|---|---|"]
     lines += [
         f"| `derived/{n}` | {what} | {', '.join(f'`{m}`' for m in must)} |"

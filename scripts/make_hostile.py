@@ -12,7 +12,6 @@ Run from the repository root: `python scripts/make_hostile.py`. It rewrites
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -20,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_derived import SAMPLES, SOURCE
+from make_derived import SAMPLES, SOURCE, write_expected
 
 HOSTILE = SAMPLES / "hostile"
 Mutation = Callable[[Path], None]
@@ -357,18 +356,13 @@ def build(folder: Path, mutation: Mutation) -> Path:
 
 def main() -> None:
     shutil.rmtree(HOSTILE, ignore_errors=True)
-    expected_path = SAMPLES / "EXPECTED.json"
-    expected = {
-        k: v
-        for k, v in json.loads(expected_path.read_text("utf-8")).items()
-        if not k.startswith("hostile/")
-    }
+    entries: dict[str, dict[str, object]] = {}
     for name, (_, mutation, must, may) in CASES.items():
         build(HOSTILE / name, mutation)
-        expected[f"hostile/{name}"] = (
+        entries[f"hostile/{name}"] = (
             {"must_fail": must, "may_fail": may} if must else {"full_marks": True}
         )
-    expected_path.write_text(json.dumps(dict(sorted(expected.items())), indent=2) + "\n", "utf-8")
+    write_expected("hostile/", entries)
     rows = [
         "# Hostile samples",
         "",

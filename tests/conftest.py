@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_submissions"
 CORRECT = SAMPLES / "correct"
 EXPECTED: dict[str, dict[str, object]] = json.loads((SAMPLES / "EXPECTED.json").read_text("utf-8"))
+
+
+@cache
+def graded(name: str) -> Result:
+    """The result of a bundled sample with the lab's rubric, graded once per test run."""
+    return grade(
+        LAB, str(SAMPLES / name), load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+    )
 
 
 @pytest.fixture(scope="session")

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from functools import cache
 
 import pytest
 
 from checks import LAB
 from grader.cli import main
-from grader.grade import catalog_for, grade
+from grader.grade import catalog_for
 from grader.render import FORMATS, RenderOptions, renderer
-from grader.result import Result
-from grader.rubric import load_rubric
-from tests.conftest import EXPECTED, SAMPLES
+from tests.conftest import EXPECTED, SAMPLES, graded
 
 OPTIONS = RenderOptions(catalog_for(LAB, "en"))
 PARSERS = {
@@ -23,12 +20,6 @@ PARSERS = {
     "prairielearn": json.loads,
     "junit": lambda text: ET.fromstring(text.encode("utf-8")),
 }
-
-
-@cache
-def graded(name: str) -> Result:
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
-    return grade(LAB, str(SAMPLES / name), rubric)
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))

@@ -15,7 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
 
 import jsonschema
@@ -23,12 +22,11 @@ import pytest
 
 from checks import LAB
 from grader.cli import main
-from grader.grade import catalog_for, grade
+from grader.grade import catalog_for
 from grader.render import RenderOptions
 from grader.render.gradescope import render
 from grader.result import Result
-from grader.rubric import load_rubric
-from tests.conftest import EXPECTED, ROOT, SAMPLES
+from tests.conftest import EXPECTED, ROOT, SAMPLES, graded
 
 VISIBILITY = {"enum": ["hidden", "after_due_date", "after_published", "visible"]}
 FORMAT = {"enum": ["text", "html", "simple_format", "md", "ansi"]}
@@ -97,12 +95,6 @@ TEST_FIELDS = {
 RUN_AUTOGRADER = ROOT / "integrations" / "gradescope" / "run_autograder"
 SETUP = ROOT / "integrations" / "gradescope" / "setup.sh"
 OPTIONS = RenderOptions(catalog_for(LAB, "en"))
-
-
-@cache
-def graded(name: str) -> Result:
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
-    return grade(LAB, str(SAMPLES / name), rubric)
 
 
 def results_of(result: Result) -> dict:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import xml.etree.ElementTree as ET
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -16,20 +15,13 @@ from junitparser import Error, Failure, JUnitXml, Properties, Skipped, TestCase
 
 from checks import LAB
 from grader.cli import main
-from grader.grade import catalog_for, grade
+from grader.grade import catalog_for
 from grader.render import RenderOptions
 from grader.render.junit import render, xml_text
 from grader.result import Result
-from grader.rubric import load_rubric
-from tests.conftest import EXPECTED, SAMPLES
+from tests.conftest import EXPECTED, graded
 
 OPTIONS = RenderOptions(catalog_for(LAB, "en"))
-
-
-@cache
-def graded(name: str) -> Result:
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
-    return grade(LAB, str(SAMPLES / name), rubric)
 
 
 def parsed(result: Result) -> JUnitXml:

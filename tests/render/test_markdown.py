@@ -9,7 +9,6 @@ is listed with what to do.
 from __future__ import annotations
 
 import dataclasses
-from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,12 +17,10 @@ import pytest
 
 from checks import LAB
 from grader.cli import main
-from grader.grade import catalog_for, grade
+from grader.grade import catalog_for
 from grader.render import RenderOptions
 from grader.render.markdown import EMOJI, code, inline, render
-from grader.result import Result
-from grader.rubric import load_rubric
-from tests.conftest import EXPECTED, SAMPLES
+from tests.conftest import EXPECTED, graded
 
 OPTIONS = RenderOptions(catalog_for(LAB, "en"))
 # Text that Markdown would act on in every way a title or message could trip it.
@@ -76,12 +73,6 @@ def html_of(markdown: str) -> _Html:
     parser = _Html()
     parser.feed(cmarkgfm.github_flavored_markdown_to_html(markdown))
     return parser
-
-
-@cache
-def graded(name: str) -> Result:
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
-    return grade(LAB, str(SAMPLES / name), rubric)
 
 
 def shown(text: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from functools import cache
 from pathlib import Path
 
 import jsonschema
@@ -21,12 +20,11 @@ import pytest
 
 from checks import LAB
 from grader.cli import main
-from grader.grade import catalog_for, grade
+from grader.grade import catalog_for
 from grader.render import RenderOptions
 from grader.render.prairielearn import render
 from grader.result import Result
-from grader.rubric import load_rubric
-from tests.conftest import EXPECTED, SAMPLES
+from tests.conftest import EXPECTED, graded
 
 IMAGES = {
     "type": "array",
@@ -77,12 +75,6 @@ PL_RESULTS = {
     "then": {"required": ["score"]},
 }
 OPTIONS = RenderOptions(catalog_for(LAB, "en"))
-
-
-@cache
-def graded(name: str) -> Result:
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
-    return grade(LAB, str(SAMPLES / name), rubric)
 
 
 def results_of(result: Result) -> dict:
