@@ -6,6 +6,17 @@ fails by raising `Fail` with a catalog message id, the expected and found values
 location. The engine adds one `<artifact>.schema` check per artifact, skips a check whose
 inputs did not load or whose prerequisite checks did not pass (with the reason, instead
 of failing twice), and turns any other exception into status `error`, never a crash.
+
+Two kinds of prerequisite, with the same effect and different words for the student:
+`after` names checks whose *premise* this one builds on ("the first request missed the
+cache" before "the second one hit it"); `confirmed_by` names the checks that *corroborate*
+the numbers this one judges (the server's own record agrees with them). A check whose
+prerequisite did not pass is skipped and earns no points, so a number nobody could
+confirm never scores. Prerequisites are honoured whatever the declaration order, and a
+skip propagates: a check after a skipped check is skipped too, naming the first cause.
+
+A check may also record the measurements it read (`Context.record`), check50's `data`:
+whatever reports on many results later reads them from the result, never from the files.
 Nothing here knows about a particular lab.
 """
 
@@ -16,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from grader.loading import Artifact, ArtifactSpec
-from grader.problems import Location, Param, Term
+from grader.problems import Location, Param, Term, TitleOf
 
 Status = Literal["passed", "failed", "skipped", "error"]
 
@@ -57,26 +68,45 @@ class Note:
 
 @dataclass(frozen=True)
 class Check:
-    """A check as a lab declares it: stable id, what it reads, what must pass first."""
+    """A check as a lab declares it: stable id, what it reads, what must pass first.
+
+    `reads`: artifacts that must be valid for the check to run; `uses`: artifacts it
+    consults when they are valid; `after`: checks whose premise it builds on;
+    `confirmed_by`: checks that corroborate the numbers it judges.
+    """
 
     id: str
     run: Callable[[Context], Note | None]
     reads: tuple[str, ...]
     uses: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+    confirmed_by: tuple[str, ...] = ()
 
     @property
     def artifact(self) -> str | None:
         return self.reads[0] if self.reads else None
 
+    @property
+    def prerequisites(self) -> tuple[tuple[str, str], ...]:
+        """(check id, kind) of every prerequisite, `kind` "after" or "confirmed_by"."""
+        return (
+            *((c, "after") for c in self.after),
+            *((c, "confirmed_by") for c in self.confirmed_by),
+        )
+
 
 def check(
-    id: str, *, reads: Iterable[str], uses: Iterable[str] = (), after: Iterable[str] = ()
+    id: str,
+    *,
+    reads: Iterable[str],
+    uses: Iterable[str] = (),
+    after: Iterable[str] = (),
+    confirmed_by: Iterable[str] = (),
 ) -> Callable[[Callable[[Context], Note | None]], Check]:
     """Declare a check; the decorated function becomes a `Check` value in its module."""
 
     def wrap(func: Callable[[Context], Note | None]) -> Check:
-        return Check(id, func, tuple(reads), tuple(uses), tuple(after))
+        return Check(id, func, tuple(reads), tuple(uses), tuple(after), tuple(confirmed_by))
 
     return wrap
 
@@ -101,8 +131,46 @@ class Lab:
     # None: the class report has no physics charts and no integrity flags.
     class_report: str | None = None
 
+    def __post_init__(self) -> None:
+        run_order(self.checks)  # a misdeclared prerequisite fails when the lab is built
+
     def all_check_ids(self) -> list[str]:
         return [f"{a.name}.schema" for a in self.artifacts] + [c.id for c in self.checks]
+
+
+def run_order(checks: Iterable[Check]) -> list[Check]:
+    """The checks in an order where every prerequisite runs before its dependents.
+
+    Declaration order is kept wherever the prerequisites allow (a stable topological
+    sort), so the order checks run in never depends on anything but their declarations.
+    Raises ValueError for a prerequisite that is no check of the lab (a typo would
+    otherwise silently disable the gate) or for a cycle.
+    """
+    declared = list(checks)
+    by_id = {c.id: c for c in declared}
+    for chk in declared:
+        for prerequisite, _ in chk.prerequisites:
+            if prerequisite not in by_id:
+                raise ValueError(f"check {chk.id} names an unknown prerequisite {prerequisite!r}")
+    ordered: list[Check] = []
+    placed: set[str] = set()
+    visiting: set[str] = set()
+
+    def place(chk: Check) -> None:
+        if chk.id in placed:
+            return
+        if chk.id in visiting:
+            raise ValueError(f"check {chk.id} depends on itself through its prerequisites")
+        visiting.add(chk.id)
+        for prerequisite, _ in chk.prerequisites:
+            place(by_id[prerequisite])
+        visiting.discard(chk.id)
+        placed.add(chk.id)
+        ordered.append(chk)
+
+    for chk in declared:
+        place(chk)
+    return ordered
 
 
 class Context:
@@ -112,6 +180,13 @@ class Context:
         self._artifacts = artifacts
         self._params = params
         self.check_id = check_id
+        self.data: dict[str, Any] = {}
+
+    def record(self, **measurements: Any) -> None:
+        """Keep measurements in the check's result (JSON values: numbers, strings, lists
+        and objects of them), for reports over many results; a failing check keeps what
+        it recorded before it failed."""
+        self.data.update(measurements)
 
     def __getitem__(self, name: str) -> Any:
         """The value of a valid artifact the check `reads` (the engine made sure it is)."""
@@ -150,6 +225,7 @@ class Outcome:
     expected: Param = None
     found: Param = None
     title_id: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
@@ -189,11 +265,12 @@ def run_checks(
         cid = f"{spec.name}.schema"
         if rubric[cid].get("enabled", True):
             outcomes[cid] = _schema_outcome(artifacts[spec.name], float(rubric[cid]["points"]))
-    for chk in lab.checks:
+    done: dict[str, Outcome] = {}
+    for chk in run_order(lab.checks):
         settings = rubric[chk.id]
-        if not settings.get("enabled", True):
-            continue
-        outcomes[chk.id] = _run_one(chk, artifacts, settings, outcomes)
+        if settings.get("enabled", True):
+            done[chk.id] = _run_one(chk, artifacts, settings, done)
+    outcomes.update((c.id, done[c.id]) for c in lab.checks if c.id in done)
     return list(outcomes.values())
 
 
@@ -220,17 +297,23 @@ def _run_one(
                 params={"file": artifact.file, "status": Term(artifact.status)},
                 **base,
             )
-    for prerequisite in chk.after:
-        if prerequisite in done and done[prerequisite].status != "passed":
+    for prerequisite, kind in chk.prerequisites:
+        # a disabled prerequisite (absent from `done`) gates nothing: the instructor
+        # turned that question off
+        before = done.get(prerequisite)
+        if before is not None and before.status != "passed":
+            cause = before.params.get("check") if before.status == "skipped" else None
+            cause = str(cause) if cause else prerequisite  # name the first cause
             return Outcome(
                 status="skipped",
                 points=0,
-                message_id="engine.skipped.check",
-                params={"check": prerequisite},
+                message_id=f"engine.skipped.{'check' if kind == 'after' else 'unconfirmed'}",
+                params={"check": cause, "title": TitleOf(cause)},
                 **base,
             )
+    ctx = Context(artifacts, settings, chk.id)
     try:
-        note = chk.run(Context(artifacts, settings, chk.id))
+        note = chk.run(ctx)
     except Fail as failure:
         return Outcome(
             status="failed",
@@ -240,6 +323,7 @@ def _run_one(
             location=failure.at,
             expected=failure.expected,
             found=failure.found,
+            data=ctx.data,
             **base,
         )
     except Exception as exc:  # a check's bug must not take the whole grade down
@@ -255,11 +339,12 @@ def _run_one(
             **base,
         )
     if note is None:
-        return Outcome(status="passed", points=points, **base)
+        return Outcome(status="passed", points=points, data=ctx.data, **base)
     return Outcome(
         status="passed",
         points=points,
         message_id=f"{chk.id}.{note.key}",
         params=note.params,
+        data=ctx.data,
         **base,
     )

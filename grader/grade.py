@@ -89,6 +89,7 @@ def _check_result(outcome: Outcome, catalog: Catalog) -> CheckResult:
         expected=outcome.expected,
         found=outcome.found,
         message_id=outcome.message_id,
+        data=dict(outcome.data),
     )
 
 

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from grader.package_data import package_file
-from grader.problems import Param, Term
+from grader.problems import Param, Term, TitleOf
 from grader.tomlfile import loads
 
 LANGUAGES = ("en", "ja", "ko", "zh")
@@ -76,6 +76,8 @@ class Catalog:
     def _value(self, value: Param) -> str:
         if isinstance(value, Term):  # "string|null" reads "string / null"
             return " / ".join(self.raw(f"term.{part}") or part for part in value.split("|"))
+        if isinstance(value, TitleOf):
+            return self.raw(f"{value}.title") or str(value)
         return format_value(value)
 
     def text(self, key: str | None, params: Mapping[str, Param] | None = None) -> str | None:

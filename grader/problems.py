@@ -18,6 +18,12 @@ class Term(str):
     __slots__ = ()
 
 
+class TitleOf(str):
+    """A check id shown as that check's title in the reader's language (`<id>.title`)."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Location:
     """Where in the submission something is; every part is optional."""

@@ -18,7 +18,7 @@ import dataclasses
 import json
 from typing import Any, Literal
 
-SCHEMA_VERSION = "1.0.0"
+SCHEMA_VERSION = "1.1.0"
 SCHEMA_ID = "urn:first-token-lab:schema:result"
 
 Value = str | int | float | None
@@ -70,6 +70,8 @@ class CheckResult:
     """What the check found (language-neutral)."""
     message_id: str | None = None
     """Catalog id of `message`, stable across languages."""
+    data: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Measurements the check read, by name (JSON values), for reports over many results."""
 
 
 @dataclasses.dataclass(frozen=True)

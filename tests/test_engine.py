@@ -57,7 +57,8 @@ def test_a_check_whose_prerequisite_failed_is_skipped_with_the_reason(submission
         settings_for(lab, **{"demo.after_health": 1}),
     )
     skipped = next(o for o in outcomes if o.id == "demo.after_health")
-    assert skipped.status == "skipped" and skipped.params == {"check": "health.ok"}
+    assert skipped.status == "skipped" and skipped.params["check"] == "health.ok"
+    assert skipped.message_id == "engine.skipped.check"
 
 
 def test_rubric_points_change_the_score_without_code(tmp_path: Path) -> None:
@@ -142,3 +143,101 @@ def test_rubric_limits_table_refuses_unknown_or_negative_limits() -> None:
         )
         with pytest.raises(RubricError, match="limits"):
             parse_rubric(text, "r.toml", LAB.all_check_ids())
+
+
+def _outcomes(lab: Lab, folder: Path, **points: float) -> dict:
+    outcomes = run_checks(
+        lab, load_artifacts(lab, str(folder), {}, DEFAULT_LIMITS), settings_for(lab, **points)
+    )
+    return {o.id: o for o in outcomes}
+
+
+def test_a_prerequisite_declared_later_still_runs_first(submission: Path) -> None:
+    @check("demo.dependent", reads=("health",), after=("demo.premise",))
+    def dependent(ctx):
+        return None
+
+    @check("demo.premise", reads=("health",))
+    def premise(ctx):
+        raise Fail("never")
+
+    by_id = _outcomes(
+        lab_with(dependent, premise), submission, **{"demo.dependent": 1, "demo.premise": 1}
+    )
+    assert by_id["demo.dependent"].status == "skipped"
+    assert list(by_id).index("demo.dependent") < list(by_id).index("demo.premise")
+
+
+def test_a_skip_propagates_and_names_the_first_cause(submission: Path) -> None:
+    @check("demo.middle", reads=("health",), confirmed_by=("health.ok",))
+    def middle(ctx):
+        return None
+
+    @check("demo.last", reads=("health",), after=("demo.middle",))
+    def last(ctx):
+        return None
+
+    (submission / "health.json").write_text('{"status": "loading"}', "utf-8")
+    by_id = _outcomes(lab_with(middle, last), submission, **{"demo.middle": 1, "demo.last": 1})
+    assert by_id["demo.middle"].message_id == "engine.skipped.unconfirmed"
+    assert by_id["demo.last"].status == "skipped"
+    assert by_id["demo.last"].params["check"] == "health.ok"
+
+
+def test_an_unconfirmed_check_earns_no_points(submission: Path) -> None:
+    @check("demo.confirmed", reads=("health",), confirmed_by=("health.ok",))
+    def confirmed(ctx):
+        return None
+
+    (submission / "health.json").write_text('{"status": "loading"}', "utf-8")
+    skipped = _outcomes(lab_with(confirmed), submission, **{"demo.confirmed": 5})["demo.confirmed"]
+    assert (skipped.status, skipped.points, skipped.max_points) == ("skipped", 0, 5)
+
+
+def test_a_disabled_prerequisite_gates_nothing(submission: Path) -> None:
+    @check("demo.gated", reads=("health",), confirmed_by=("health.ok",))
+    def gated(ctx):
+        return None
+
+    lab = lab_with(gated)
+    (submission / "health.json").write_text('{"status": "loading"}', "utf-8")
+    settings = settings_for(lab, **{"demo.gated": 1})
+    settings["health.ok"] = {**settings["health.ok"], "enabled": False}
+    outcomes = run_checks(lab, load_artifacts(lab, str(submission), {}, DEFAULT_LIMITS), settings)
+    assert {o.id: o.status for o in outcomes}["demo.gated"] == "passed"
+
+
+def test_an_unknown_prerequisite_is_refused_when_the_lab_is_built() -> None:
+    @check("demo.typo", reads=("health",), confirmed_by=("health.okk",))
+    def typo(ctx):
+        return None
+
+    with pytest.raises(ValueError, match=r"health\.okk"):
+        lab_with(typo)
+
+
+def test_a_cycle_of_prerequisites_is_refused_when_the_lab_is_built() -> None:
+    @check("demo.a", reads=("health",), after=("demo.b",))
+    def a(ctx):
+        return None
+
+    @check("demo.b", reads=("health",), after=("demo.a",))
+    def b(ctx):
+        return None
+
+    with pytest.raises(ValueError, match="itself"):
+        lab_with(a, b)
+
+
+def test_recorded_measurements_reach_the_result_even_when_the_check_fails() -> None:
+    @check("demo.records", reads=("ttft",))
+    def records(ctx):
+        ctx.record(p50=ctx["ttft"]["ttft_p50"])
+        raise Fail("never")
+
+    lab = lab_with(records)
+    rubric = parse_rubric(
+        RUBRIC_TEXT + '\n[checks."demo.records"]\npoints = 1\n', "r.toml", lab.all_check_ids()
+    )
+    result = grade(lab, str(CORRECT), rubric)
+    assert check_of(result, "demo.records").data == {"p50": 222.796}
