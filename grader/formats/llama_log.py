@@ -1,7 +1,8 @@
 """Scan a llama.cpp `llama-server` text log for what the grader needs, in every log era.
 
-The lab asks students to save the server's log (`server.log`). The grader reads three things
-from it, and each needs only a few line shapes, so this is a scanner, not a full log parser:
+The lab asks students to save the server's log (`server.log`). The grader reads a few things
+from it, and each needs only a few line shapes, so this is a scanner, not a full log parser
+(the types it returns are in `grader.formats.llama_log_model`):
 
 - `cancel task`: the server noticed the client closed the connection (lab step "cancel").
   Its absence is mistake 3 of the lab ("stopped reading without closing").
@@ -59,7 +60,19 @@ What is recognised, per line:
   of its `... time =` lines), else None. `eval time` / `generation eval time` lines (`tokens`
   or `runs`) are attributed the same way and complete the latest open timing of that task;
 - a release is `stop processing: n_tokens = N` or `n_past = N` with a slot prefix, or a
-  `slot released` line with `n_past` and `id_task`/`task_id` fields.
+  `slot released` line with `n_past` and `id_task`/`task_id` fields;
+- a launch is a `processing task` line with a slot prefix or an `id_task` field;
+- a timing also keeps what its lines print beside `X ms / N tokens` (`ms per token`,
+  `tokens per second`) and its `total time = X ms / N tokens` line, so that a check can
+  redo the block's own arithmetic;
+- every event keeps the time of llama.cpp's own time prefix (`0.53.999.256 I `: minutes,
+  seconds, ms, us since the server started) and whether its line has one; a split block
+  takes both from its prefix-only line;
+- the start-up lines give, per server run, the build and commit (`build: 5415 (8733e0c1)`,
+  or the JSON/key=value `build info`), the model file (`loading model '<path>'`, or the
+  model loader's `loaded meta data ... from <path>`), `n_slots` and `n_ctx_slot`; a
+  start-up line after a task or after the end-of-run line (`cleaning up before exit`)
+  begins the next run.
 
 Wrappers. Before llama.cpp's own text a line may carry a docker-compose prefix (`llm-1  | `,
 `voice-llm_1  | `), a journald prefix (`Nov 30 12:00:01 pod llama-server[123]: `, or the
@@ -98,12 +111,28 @@ Every `str` scans without raising, in time linear in its length.
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import dataclass
-from functools import cached_property
 
-__all__ = ["Cancel", "Release", "ServerLog", "TaskTiming", "scan_log"]
+from grader.formats.llama_log_model import (
+    Cancel,
+    Figures,
+    Launch,
+    Release,
+    ServerLog,
+    ServerStart,
+    TaskTiming,
+)
+
+__all__ = [
+    "Cancel",
+    "Figures",
+    "Launch",
+    "Release",
+    "ServerLog",
+    "ServerStart",
+    "TaskTiming",
+    "scan_log",
+]
 
 # -- patterns ------------------------------------------------------------------------------
 
@@ -122,7 +151,8 @@ _WRAPPER = re.compile(
     r"|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})? "
     r"(?:\S+ [^\s\[\]:]+(?:\[\d+\])?: )?"  # ISO timestamp, journald short-iso
     r"|\[pod/[^\]\s]+\] "  # kubectl logs --prefix
-    r"|\d+\.\d{2}\.\d{3}\.\d{3} (?:[A-Z] )?"  # llama.cpp "0.53.596.284 I "
+    r"|(?P<m>\d{1,6})\.(?P<s>\d{2})\.(?P<ms>\d{3})\.(?P<us>\d{3}) (?:[A-Z] )?"
+    # llama.cpp common/log.cpp: "0.53.596.284 I " (minutes.seconds.ms.us, level)
     r")"
 )
 """One wrapper at the start of a line; applied repeatedly (wrappers nest)."""
@@ -135,13 +165,16 @@ _MAX_WRAPPERS = 8
 _SLOT = re.compile(r"slot +([^\s:|]{1,64}): +id +-?\d{1,9} +\| +task +(-?\d{1,18}) +\|")
 """`slot print_timing: id  0 | task 65 |`, the `SLT_*` prefix; group 1 function, 2 task."""
 
-_PROMPT = re.compile(
-    r"prompt eval time\s*=\s*(\d{1,30}(?:\.\d{1,30})?)\s*ms\s*/\s*(\d{1,18})\s*tokens\b"
-)
-_EVAL = re.compile(
-    r"eval time\s*=\s*(\d{1,30}(?:\.\d{1,30})?)\s*ms\s*/\s*(\d{1,18})\s*(?:tokens|runs)\b"
-)
+_NUMBER = r"(\d{1,30}(?:\.\d{1,30})?)"
+_PROMPT = re.compile(r"prompt eval time\s*=\s*" + _NUMBER + r"\s*ms\s*/\s*(\d{1,18})\s*tokens\b")
+_EVAL = re.compile(r"eval time\s*=\s*" + _NUMBER + r"\s*ms\s*/\s*(\d{1,18})\s*(?:tokens|runs)\b")
 """`eval time` and `generation eval time`; the caller rejects a match preceded by `prompt `."""
+_TOTAL = re.compile(r"total time\s*=\s*" + _NUMBER + r"\s*ms(?:\s*/\s*(\d{1,18})\s*tokens\b)?")
+_FIGURES = re.compile(
+    r"\(\s*(\d{1,30}(?:\.\d{1,30})?|inf|-?nan)\s*ms per token,\s*"
+    r"(\d{1,30}(?:\.\d{1,30})?|inf|-?nan)\s*tokens per second\s*\)"
+)
+"""`(    6.83 ms per token,   146.38 tokens per second)` after a timing's ms and tokens."""
 _PERF_TOTAL = re.compile(
     r"\b(?:llama_print_timings|llama_perf_context_print|common_perf_print)\s*:"
 )
@@ -153,116 +186,40 @@ _ID_TASK = re.compile(r"_(?:task(?<=id_task)|id(?<=task_id))\"?\s*[:=]\s*(-?\d{1
 _STOP = re.compile(r"stop processing: n_(?:tokens|past) = (\d{1,18})(?!\d)")
 _SLOT_RELEASED = re.compile(r"\bslot released\b")
 _N_PAST = re.compile(r"\bn_past\"?\s*[:=]\s*(\d{1,18})(?!\d)")
+_PROCESSING = re.compile(r"\bprocessing task\b")
 
-_KEYWORDS = ("eval time", "cancel task", "stop processing", "slot released")
+# Start-up lines, in every era's wording (see the module docstring).
+_BUILD = re.compile(
+    r"build(?: info)?\"?\s*[:=]\s*\"?(\d{1,9})\"?"
+    r"(?:\s*\(([0-9a-f]{4,40})\)|,?\s*\"?commit\"?\s*[:=]\s*\"([0-9a-f]{4,40})\")"
+)
+"""`build: 5415 (8733e0c1) with cc ...`, `"build":3140,"commit":"a1b2c3d"`, `build=3140
+commit="a1b2c3d"`."""
+_MODEL = re.compile(
+    r"loading model '([^'\n]{1,4096})'"
+    r"|loaded meta data with \d{1,9} key-value pairs and \d{1,9} tensors from (\S{1,4096})"
+)
+_N_SLOTS = re.compile(r"n_slots\"?\s*[:=]\s*(\d{1,9})(?!\d)")
+_N_CTX_SLOT = re.compile(r"n_ctx_slot\"?\s*[:=]\s*(\d{1,12})(?!\d)")
+_END = re.compile(r"\bcleaning up before exit\b")
+
+_KEYWORDS = (
+    "eval time",
+    "total time",
+    "cancel task",
+    "stop processing",
+    "slot released",
+    "processing task",
+    "loading model",
+    "loaded meta data",
+    "n_slots",
+    "n_ctx_slot",
+    "build",
+    "cleaning up",
+)
 """Every line this module reads contains one of these, or ends with `|` (a prefix-only line)."""
 _PREFIX_ONLY_END = re.compile(r"\|[ \t]*(?:\x1b\[[0-?]*[ -/]*[@-~][ \t]*)*$", re.MULTILINE)
 """A line ending with `|`, perhaps followed by colour resets."""
-
-
-# -- result types --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TaskTiming:
-    """One task's `prompt eval time` line, with its `eval time` line when there is one.
-
-    `prompt_n` counts only the prompt tokens the server computed: with the KV cache reused it
-    is the uncached remainder (1 for a full hit), which is exactly what the lab measures.
-    """
-
-    task: int | None
-    """id_task when known (from the line's prefix, a JSON field or the block it continues)."""
-    line: int
-    """1-based line of the `prompt eval time` line."""
-    prompt_ms: float
-    prompt_n: int
-    eval_ms: float | None
-    """From the `eval time` line of the same task, when present."""
-    eval_n: int | None
-
-
-@dataclass(frozen=True)
-class Cancel:
-    """A `cancel task` line: the server saw the client close the connection."""
-
-    line: int
-    task: int | None
-    """The `id_task` on that line; None when the line names none."""
-
-
-@dataclass(frozen=True)
-class Release:
-    """A slot release (`stop processing`, or `slot released` in JSON logs)."""
-
-    line: int
-    task: int
-    n_tokens: int
-    """The slot's token count at release (`n_tokens`, `n_past` in older logs): the full
-    prompt plus the generated tokens minus one."""
-
-
-@dataclass(frozen=True)
-class ServerLog:
-    """What `scan_log` found, in log order."""
-
-    line_count: int
-    """Lines scanned (at most `max_lines`)."""
-    timings: tuple[TaskTiming, ...]
-    cancels: tuple[Cancel, ...]
-    releases: tuple[Release, ...]
-    truncated: bool
-    """True when scanning stopped early because `max_lines` was reached."""
-
-    @cached_property
-    def _releases_by_task(self) -> dict[int, tuple[list[int], list[Release]]]:
-        """Per task, the release lines (ascending) and releases, for O(log n) look-ups."""
-        index: dict[int, tuple[list[int], list[Release]]] = {}
-        for release in self.releases:
-            lines, found = index.setdefault(release.task, ([], []))
-            lines.append(release.line)
-            found.append(release)
-        return index
-
-    def release_of(self, task: int, *, near_line: int | None = None) -> Release | None:
-        """The release of `task`: the first in the log, or the one nearest `near_line`.
-
-        Task ids restart at 0 when the server restarts, and a log a student appended to may
-        hold two runs, so a caller that knows where the task's other lines are should pass
-        `near_line`; on a tie the earlier release wins.
-        """
-        entry = self._releases_by_task.get(task)
-        if entry is None:
-            return None
-        lines, found = entry
-        if near_line is None:
-            return found[0]
-        at = bisect.bisect_left(lines, near_line)
-        if at == 0:
-            return found[0]
-        if at == len(lines):
-            return found[-1]
-        before, after = found[at - 1], found[at]
-        return before if near_line - before.line <= after.line - near_line else after
-
-    def full_prompt_tokens(self, timing: TaskTiming) -> int | None:
-        """n_tokens of the task's release minus (eval_n - 1), i.e. the whole prompt size incl.
-        cached part; None when unknown.
-
-        The release used is the one of the same task nearest the timing line (the timing
-        block and the release are adjacent; which comes first depends on the version).
-        None when the timing has no task or no `eval time`, nothing was generated (the
-        formula needs at least one generated token), the task has no release, or the result
-        is below `prompt_n` (impossible for a consistent pair: a context shift or a release
-        from another run).
-        """
-        if timing.task is None or timing.eval_n is None or timing.eval_n < 1:
-            return None
-        release = self.release_of(timing.task, near_line=timing.line)
-        if release is None:
-            return None
-        full = release.n_tokens - (timing.eval_n - 1)
-        return full if full >= timing.prompt_n else None
 
 
 # -- scanning ------------------------------------------------------------------------------
@@ -309,28 +266,91 @@ def _candidate_starts(text: str) -> list[int]:
     return sorted(starts)
 
 
-def _unwrap(line: str) -> str:
-    """`line` without ANSI escapes and without the wrappers at its start."""
+def _unwrap(line: str) -> tuple[str, float | None]:
+    """`line` without ANSI escapes and the wrappers at its start, and the time of its
+    llama.cpp time prefix (ms since the server started) if it has one."""
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    time_ms = None
     for _ in range(_MAX_WRAPPERS):
         match = _WRAPPER.match(line)
         if match is None:
             break
+        if match.group("m") is not None:
+            minutes, seconds, ms, us = (int(match.group(g)) for g in ("m", "s", "ms", "us"))
+            time_ms = (minutes * 60 + seconds) * 1000 + ms + us / 1000
         line = line[match.end() :]
-    return line
+    return line, time_ms
 
 
 def _keeps_block_open(gap: str) -> bool:
     """Whether lines between a prefix-only `print_timing` line and the next line read may
     belong to its block: only blank lines and its `total time` line may."""
-    return all("total time" in line or not _unwrap(line).strip() for line in gap.split("\n")[:-1])
+    return all(
+        "total time" in line or not _unwrap(line)[0].strip() for line in gap.split("\n")[:-1]
+    )
 
 
 def _field_task(line: str) -> int | None:
     """The `id_task`/`task_id` named by a JSON or key=value field, if any."""
     match = _ID_TASK.search(line)
     return int(match.group(1)) if match else None
+
+
+def _number(text: str) -> float | None:
+    """A printed figure as a float; None for `inf` / `nan` (a division by a zero time)."""
+    return None if text[-1] in "fn" else float(text)
+
+
+def _figures(line: str, after: int) -> Figures:
+    match = _FIGURES.search(line, after)
+    if match is None:
+        return Figures()
+    return Figures(_number(match.group(1)), _number(match.group(2)))
+
+
+class _Starts:
+    """The start-up lines seen so far, grouped into server runs.
+
+    A run's start-up lines come before its first task; a start-up line after a task or an
+    end-of-run line begins the next run. The first value of each field in a run is kept.
+    """
+
+    def __init__(self) -> None:
+        self.runs: list[dict[str, object]] = []
+        self.open = False
+
+    def note(self, line: int, **values: object) -> None:
+        if not self.open:
+            self.runs.append({"line": line})
+            self.open = True
+        run = self.runs[-1]
+        for key, value in values.items():
+            if value is not None and run.get(key) is None:
+                run[key] = value
+
+    def close(self) -> None:
+        self.open = False
+
+    def result(self) -> tuple[ServerStart, ...]:
+        return tuple(ServerStart(**run) for run in self.runs)  # type: ignore[arg-type]
+
+
+def _start_up(line: str) -> dict[str, object]:
+    """The start-up facts `line` states (build, commit, model, n_slots, n_ctx_slot)."""
+    found: dict[str, object] = {}
+    if "build" in line and (build := _BUILD.search(line)) is not None:
+        found["build"] = int(build.group(1))
+        found["commit"] = build.group(2) or build.group(3)
+    if "loading model" in line or "loaded meta data" in line:
+        model = _MODEL.search(line)
+        if model is not None:
+            found["model"] = model.group(1) or model.group(2)
+    if "n_slots" in line and (slots := _N_SLOTS.search(line)) is not None:
+        found["n_slots"] = int(slots.group(1))
+    if "n_ctx_slot" in line and (ctx := _N_CTX_SLOT.search(line)) is not None:
+        found["n_ctx_slot"] = int(ctx.group(1))
+    return found
 
 
 def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
@@ -343,48 +363,77 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
         raise ValueError(f"max_lines must be >= 0 or None, not {max_lines}")
     text, line_count, truncated = _normalize(text, max_lines)
 
-    prompts: list[tuple[int | None, int, float, int]] = []  # task, line, prompt ms and n
-    evals: dict[int, tuple[float, int]] = {}  # index in `prompts` -> eval ms and n
-    open_timing: dict[int | None, int] = {}  # task -> index of its timing still without eval
+    timings: list[dict[str, object]] = []  # fields of TaskTiming, completed as lines arrive
+    open_eval: dict[int | None, int] = {}  # task -> its timing still without an eval line
+    open_total: dict[int | None, int] = {}  # task -> its timing still without a total line
     cancels: list[Cancel] = []
     releases: list[Release] = []
-    pending: int | None = None  # task of a prefix-only `print_timing` line (2024-25 era)
-    has_pending = False
+    launches: list[Launch] = []
+    ends: list[int] = []
+    starts = _Starts()
+    # the task and time of a prefix-only `print_timing` line (2024-25) whose block is open
+    pending: tuple[int | None, float | None] | None = None
 
     number, previous, last_end = 1, 0, -1
     for start in _candidate_starts(text):
         number += text.count("\n", previous, start)
         previous = start
-        if has_pending and start > last_end + 1:
-            has_pending = _keeps_block_open(text[last_end + 1 : start])
+        gap = start > last_end + 1
+        if pending is not None and gap and not _keeps_block_open(text[last_end + 1 : start]):
+            pending = None
         last_end = text.find("\n", start)
         if last_end == -1:
             last_end = len(text)
-        line = text[start:last_end]
-        if "\x1b" in line:
-            line = _ANSI.sub("", line)
+        line, time_ms = _unwrap(text[start:last_end])
+        prefixed = time_ms is not None
 
         slot = _SLOT.search(line)
         own_task = int(slot.group(2)) if slot is not None else _field_task(line)
         continuation = False
+        task_event = False
 
-        if "eval time" in line and not ("_print" in line and _PERF_TOTAL.search(line)):
-            continuation = own_task is None
-            task = pending if continuation and has_pending else own_task
+        if ("eval time" in line or "total time" in line) and not (
+            "_print" in line and _PERF_TOTAL.search(line)
+        ):
+            continuation = own_task is None and pending is not None
+            task = pending[0] if continuation and pending is not None else own_task
+            block_time, block_prefixed = (
+                (pending[1], pending[1] is not None)
+                if continuation and pending
+                else (time_ms, prefixed)
+            )
             prompt = _PROMPT.search(line)
             if prompt is not None:
-                open_timing[task] = len(prompts)
-                prompts.append((task, number, float(prompt.group(1)), int(prompt.group(2))))
-            else:
-                evaluated = _EVAL.search(line)
-                if evaluated is not None and line.endswith("prompt ", 0, evaluated.start()):
-                    evaluated = None  # a malformed `prompt eval time` line
-                at = open_timing.pop(task, None) if evaluated is not None else None
-                if evaluated is not None and at is not None:
-                    evals[at] = (float(evaluated.group(1)), int(evaluated.group(2)))
+                open_eval[task] = open_total[task] = len(timings)
+                timings.append(
+                    {
+                        "task": task,
+                        "line": number,
+                        "prompt_ms": float(prompt.group(1)),
+                        "prompt_n": int(prompt.group(2)),
+                        "prompt_figures": _figures(line, prompt.end()),
+                        "time_ms": block_time,
+                        "prefixed": block_prefixed,
+                    }
+                )
+                task_event = True
+            elif (evaluated := _EVAL.search(line)) is not None and not line.endswith(
+                "prompt ", 0, evaluated.start()
+            ):
+                at = open_eval.pop(task, None)
+                if at is not None:
+                    timings[at]["eval_ms"] = float(evaluated.group(1))
+                    timings[at]["eval_n"] = int(evaluated.group(2))
+                    timings[at]["eval_figures"] = _figures(line, evaluated.end())
+            elif (total := _TOTAL.search(line)) is not None:
+                at = open_total.pop(task, None)
+                if at is not None:
+                    timings[at]["total_ms"] = float(total.group(1))
+                    timings[at]["total_n"] = int(total.group(2)) if total.group(2) else None
 
         if "cancel task" in line and _CANCEL.search(line) is not None:
-            cancels.append(Cancel(line=number, task=_field_task(line)))
+            cancels.append(Cancel(number, _field_task(line), time_ms, prefixed))
+            task_event = True
 
         if own_task is not None:
             count = None
@@ -393,24 +442,36 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
             elif "slot released" in line and _SLOT_RELEASED.search(line) is not None:
                 count = _N_PAST.search(line)
             if count is not None:
-                releases.append(Release(line=number, task=own_task, n_tokens=int(count.group(1))))
+                releases.append(Release(number, own_task, int(count.group(1)), time_ms, prefixed))
+                task_event = True
+            elif "processing task" in line and own_task >= 0 and _PROCESSING.search(line):
+                launches.append(Launch(number, own_task, time_ms, prefixed))
+                task_event = True
+
+        if task_event:
+            starts.close()
+        elif (facts := _start_up(line)) and not continuation:
+            starts.note(number, **facts)
+        if "cleaning up" in line and _END.search(line) is not None:
+            ends.append(number)
+            starts.close()
 
         if (
             slot is not None
             and slot.group(1).startswith("print_timing")
             and not line[slot.end() :].strip()
         ):
-            pending, has_pending = own_task, True  # the block's lines follow, unprefixed
-        elif has_pending and not continuation and _unwrap(line).strip():
-            has_pending = False
+            pending = (own_task, time_ms)  # the block's lines follow, unprefixed
+        elif pending is not None and not continuation and line.strip():
+            pending = None
 
     return ServerLog(
         line_count=line_count,
-        timings=tuple(
-            TaskTiming(task, line, prompt_ms, prompt_n, *evals.get(i, (None, None)))
-            for i, (task, line, prompt_ms, prompt_n) in enumerate(prompts)
-        ),
+        timings=tuple(TaskTiming(**fields) for fields in timings),  # type: ignore[arg-type]
         cancels=tuple(cancels),
         releases=tuple(releases),
         truncated=truncated,
+        launches=tuple(launches),
+        starts=starts.result(),
+        ends=tuple(ends),
     )

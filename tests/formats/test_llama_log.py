@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.formats.llama_log import Cancel, Release, ServerLog, TaskTiming, scan_log
+from grader.formats.llama_log import ServerLog, TaskTiming, scan_log
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REAL_CORRECT = DATA / "real_correct_server.log"
@@ -48,6 +48,9 @@ SPLIT_BLOCK = [
 ]
 
 
+Core = tuple[int | None, int, float, int, float | None, int | None]
+
+
 def timing(
     task: int | None,
     line: int,
@@ -55,8 +58,25 @@ def timing(
     prompt_n: int,
     eval_ms: float | None = None,
     eval_n: int | None = None,
-) -> TaskTiming:
-    return TaskTiming(task, line, prompt_ms, prompt_n, eval_ms, eval_n)
+) -> Core:
+    """What a timing says about its task: task, line, prompt ms and n, eval ms and n."""
+    return (task, line, prompt_ms, prompt_n, eval_ms, eval_n)
+
+
+def core(t: TaskTiming) -> Core:
+    return (t.task, t.line, t.prompt_ms, t.prompt_n, t.eval_ms, t.eval_n)
+
+
+def cores(timings: tuple[TaskTiming, ...]) -> tuple[Core, ...]:
+    return tuple(core(t) for t in timings)
+
+
+def cancels(log: ServerLog) -> tuple[tuple[int, int | None], ...]:
+    return tuple((c.line, c.task) for c in log.cancels)
+
+
+def releases(log: ServerLog) -> tuple[tuple[int, int, int], ...]:
+    return tuple((r.line, r.task, r.n_tokens) for r in log.releases)
 
 
 # -- cancel --------------------------------------------------------------------------------
@@ -64,27 +84,27 @@ def timing(
 
 def test_cancel_line_of_2024_25_era_gives_its_task() -> None:
     log = scan_log("srv  cancel_tasks: cancel task, id_task = 12\n")
-    assert log.cancels == (Cancel(line=1, task=12),)
+    assert cancels(log) == ((1, 12),)
 
 
 def test_cancel_line_of_2026_era_with_time_and_level_prefix_gives_its_task() -> None:
     log = scan_log("0.53.596.284 I srv  llama_server: model loaded\n" + CANCEL_2026 + "\n")
-    assert log.cancels == (Cancel(line=2, task=774),)
+    assert cancels(log) == ((2, 774),)
 
 
 def test_cancel_line_without_task_id_gives_task_none() -> None:
     log = scan_log("W srv  some_func: cancel task\n")
-    assert log.cancels == (Cancel(line=1, task=None),)
+    assert cancels(log) == ((1, None),)
 
 
 def test_cancel_phrase_must_be_whole_words() -> None:
     log = scan_log("srv  x: cancel tasks queued\nsrv  x: precancel task\n")
-    assert log.cancels == ()
+    assert cancels(log) == ()
 
 
 def test_other_lines_naming_id_task_are_not_cancels() -> None:
     log = scan_log("srv  params_from_: no slot is available, defer task, id_task = 3\n")
-    assert log.cancels == ()
+    assert cancels(log) == ()
 
 
 # -- timings -------------------------------------------------------------------------------
@@ -92,23 +112,23 @@ def test_other_lines_naming_id_task_are_not_cancels() -> None:
 
 def test_timing_on_one_line_pairs_with_the_eval_line_of_the_same_task() -> None:
     log = scan_log("\n".join([PROMPT_65, EVAL_65, TOTAL_65]))
-    assert log.timings == (timing(65, 1, 216.79, 33, 1446.73, 64),)
+    assert cores(log.timings) == (timing(65, 1, 216.79, 33, 1446.73, 64),)
 
 
 def test_timing_without_eval_line_keeps_eval_none() -> None:
     log = scan_log(PROMPT_65)
-    assert log.timings == (timing(65, 1, 216.79, 33),)
+    assert cores(log.timings) == (timing(65, 1, 216.79, 33),)
 
 
 def test_eval_line_of_another_task_does_not_complete_a_timing() -> None:
     other_eval = EVAL_65.replace("task 65", "task 66")
     log = scan_log("\n".join([PROMPT_65, other_eval]))
-    assert log.timings == (timing(65, 1, 216.79, 33),)
+    assert cores(log.timings) == (timing(65, 1, 216.79, 33),)
 
 
 def test_timing_split_over_lines_belongs_to_the_task_of_the_prefix_line() -> None:
     log = scan_log("\n".join(["I srv  update_slots: all slots are idle", *SPLIT_BLOCK]))
-    assert log.timings == (timing(0, 3, 225.44, 33, 1415.71, 64),)
+    assert cores(log.timings) == (timing(0, 3, 225.44, 33, 1415.71, 64),)
 
 
 def test_consecutive_split_blocks_each_take_their_own_prefix() -> None:
@@ -142,7 +162,7 @@ def test_timing_from_json_lines_log_uses_its_id_task_field() -> None:
             '"n_tokens_second":44.5}',
         ]
     )
-    assert scan_log(text).timings == (timing(5, 1, 225.44, 33, 1415.71, 64),)
+    assert cores(scan_log(text).timings) == (timing(5, 1, 225.44, 33, 1415.71, 64),)
 
 
 def test_timing_from_early_2024_json_uses_its_task_id_key() -> None:
@@ -151,7 +171,7 @@ def test_timing_from_early_2024_json_uses_its_task_id_key() -> None:
         '"message":"prompt eval time     =      10.50 ms /     4 tokens (    2.62 ms per token,'
         '   380.95 tokens per second)","slot_id":0,"task_id":2}'
     )
-    assert scan_log(line).timings == (timing(2, 1, 10.5, 4),)
+    assert cores(scan_log(line).timings) == (timing(2, 1, 10.5, 4),)
 
 
 def test_timing_from_text_format_log_uses_its_id_task_key() -> None:
@@ -160,7 +180,7 @@ def test_timing_from_text_format_log_uses_its_id_task_key() -> None:
         ' (    2.62 ms per token,   380.95 tokens per second) | tid="1" timestamp=1717000000'
         " id_slot=0 id_task=9 t_prompt_processing=10.5 n_prompt_tokens_processed=4"
     )
-    assert scan_log(text).timings == (timing(9, 1, 10.5, 4),)
+    assert cores(scan_log(text).timings) == (timing(9, 1, 10.5, 4),)
 
 
 def test_oldest_timing_lines_without_any_task_give_task_none() -> None:
@@ -172,7 +192,7 @@ def test_oldest_timing_lines_without_any_task_give_task_none() -> None:
             " token,     7.42 tokens per second)",
         ]
     )
-    assert scan_log(text).timings == (timing(None, 1, 925.78, 24, 4178.32, 31),)
+    assert cores(scan_log(text).timings) == (timing(None, 1, 925.78, 24, 4178.32, 31),)
 
 
 def test_library_wide_totals_are_not_task_timings() -> None:
@@ -183,7 +203,7 @@ def test_library_wide_totals_are_not_task_timings() -> None:
             "common_perf_print: prompt eval time =     925.78 ms /    24 tokens",
         ]
     )
-    assert scan_log(text).timings == ()
+    assert cores(scan_log(text).timings) == ()
 
 
 def test_progress_lines_of_print_timing_are_not_timings() -> None:
@@ -191,7 +211,7 @@ def test_progress_lines_of_print_timing_are_not_timings() -> None:
         "0.54.077.240 I slot print_timing: id  0 | task 774 | n_gen =    138, tg =  45.63 t/s,"
         " tg_3s =  45.96 t/s"
     )
-    assert scan_log(text).timings == ()
+    assert cores(scan_log(text).timings) == ()
 
 
 # -- wrappers ------------------------------------------------------------------------------
@@ -201,28 +221,28 @@ def test_progress_lines_of_print_timing_are_not_timings() -> None:
 def test_docker_compose_prefix_is_ignored(prefix: str) -> None:
     text = "\n".join(prefix + line for line in [PROMPT_65, EVAL_65, CANCEL_2026, RELEASE_65])
     log = scan_log(text)
-    assert log.timings == (timing(65, 1, 216.79, 33, 1446.73, 64),)
-    assert log.cancels == (Cancel(3, 774),)
-    assert log.releases == (Release(4, 65, 96),)
+    assert cores(log.timings) == (timing(65, 1, 216.79, 33, 1446.73, 64),)
+    assert cancels(log) == ((3, 774),)
+    assert releases(log) == ((4, 65, 96),)
 
 
 def test_journald_prefix_is_ignored() -> None:
     prefix = "Nov 30 12:00:01 pod llama-server[123]: "
     text = "\n".join(prefix + line for line in [PROMPT_65, EVAL_65, CANCEL_2026, RELEASE_65])
     log = scan_log(text)
-    assert log.timings == (timing(65, 1, 216.79, 33, 1446.73, 64),)
-    assert log.cancels == (Cancel(3, 774),)
-    assert log.releases == (Release(4, 65, 96),)
+    assert cores(log.timings) == (timing(65, 1, 216.79, 33, 1446.73, 64),)
+    assert cancels(log) == ((3, 774),)
+    assert releases(log) == ((4, 65, 96),)
 
 
 def test_split_timing_is_attributed_through_docker_compose_prefixes() -> None:
     text = "\n".join("llm-1  | " + line for line in SPLIT_BLOCK)
-    assert scan_log(text).timings == (timing(0, 2, 225.44, 33, 1415.71, 64),)
+    assert cores(scan_log(text).timings) == (timing(0, 2, 225.44, 33, 1415.71, 64),)
 
 
 def test_nested_wrappers_are_all_ignored() -> None:
     line = "Nov 30 12:00:01 pod dockerd[9]: llm-1  | " + CANCEL_2026
-    assert scan_log(line).cancels == (Cancel(1, 774),)
+    assert cancels(scan_log(line)) == ((1, 774),)
 
 
 def test_ansi_colour_sequences_are_stripped() -> None:
@@ -232,26 +252,26 @@ def test_ansi_colour_sequences_are_stripped() -> None:
         "0.05.121.900 I ", f"{blue}0.05.121.900{reset} {green}I {reset}"
     )
     log = scan_log(colour_prompt + "\n" + colour_cancel)
-    assert log.timings == (timing(65, 1, 216.79, 33),)
-    assert log.cancels == (Cancel(2, 774),)
+    assert cores(log.timings) == (timing(65, 1, 216.79, 33),)
+    assert cancels(log) == ((2, 774),)
 
 
 def test_split_timing_is_attributed_when_colour_codes_end_the_prefix_line() -> None:
     coloured = ["\x1b[34m0.03.443.055\x1b[0m \x1b[32mI \x1b[0m" + SPLIT_BLOCK[0] + "\x1b[0m"]
     log = scan_log("\n".join(coloured + SPLIT_BLOCK[1:]))
-    assert log.timings == (timing(0, 2, 225.44, 33, 1415.71, 64),)
+    assert cores(log.timings) == (timing(0, 2, 225.44, 33, 1415.71, 64),)
 
 
 # -- releases ------------------------------------------------------------------------------
 
 
 def test_release_with_n_tokens_gives_task_and_count() -> None:
-    assert scan_log(RELEASE_65).releases == (Release(line=1, task=65, n_tokens=96),)
+    assert releases(scan_log(RELEASE_65)) == ((1, 65, 96),)
 
 
 def test_release_with_n_past_of_older_logs_gives_task_and_count() -> None:
     line = "slot      release: id  0 | task 12 | stop processing: n_past = 96, truncated = 0"
-    assert scan_log(line).releases == (Release(line=1, task=12, n_tokens=96),)
+    assert releases(scan_log(line)) == ((1, 12, 96),)
 
 
 def test_slot_released_of_json_lines_log_gives_task_and_n_past() -> None:
@@ -260,11 +280,11 @@ def test_slot_released_of_json_lines_log_gives_task_and_n_past() -> None:
         '"msg":"slot released","id_slot":0,"id_task":5,"n_ctx":4096,"n_past":96,'
         '"n_system_tokens":0,"n_cache_tokens":96,"truncated":false}'
     )
-    assert scan_log(line).releases == (Release(line=1, task=5, n_tokens=96),)
+    assert releases(scan_log(line)) == ((1, 5, 96),)
 
 
 def test_release_without_a_task_is_not_recorded() -> None:
-    assert scan_log("stop processing: n_tokens = 96, truncated = 0").releases == ()
+    assert releases(scan_log("stop processing: n_tokens = 96, truncated = 0")) == ()
 
 
 # -- full prompt size ----------------------------------------------------------------------
@@ -332,9 +352,9 @@ def test_full_prompt_tokens_is_none_for_a_timing_without_task() -> None:
 
 def test_release_of_gives_the_first_release_or_the_one_nearest_a_line() -> None:
     log = scan_log("\n".join([RELEASE_65, "x", "x", "x", RELEASE_65.replace("= 96", "= 7")]))
-    assert log.release_of(65) == Release(1, 65, 96)
-    assert log.release_of(65, near_line=4) == Release(5, 65, 7)
-    assert log.release_of(65, near_line=3) == Release(1, 65, 96)  # a tie: the earlier one
+    assert log.release_of(65) == log.releases[0]
+    assert log.release_of(65, near_line=4) == log.releases[1]
+    assert log.release_of(65, near_line=3) == log.releases[0]  # a tie: the earlier one
     assert log.release_of(66) is None
 
 
@@ -345,7 +365,7 @@ def test_real_correct_log_has_14_timings_and_one_cancel_of_task_774() -> None:
     log = scan_log(REAL_CORRECT.read_text(encoding="utf-8"))
     assert log.line_count == 116
     assert not log.truncated
-    assert log.cancels == (Cancel(line=114, task=774),)
+    assert cancels(log) == ((114, 774),)
     assert [t.task for t in log.timings] == [
         0, 65, 130, 195, 260, 325, 390, 423, 456, 489, 554, 587, 620, 653,
     ]  # fmt: skip
@@ -355,14 +375,14 @@ def test_real_correct_log_has_14_timings_and_one_cancel_of_task_774() -> None:
     assert [t.prompt_n for t in log.timings] == [
         33, 33, 33, 33, 33, 33, 34, 526, 1366, 25, 1361, 1, 1373, 34,
     ]  # fmt: skip
-    assert log.timings[0] == timing(0, 14, 225.44, 33, 1415.71, 64)
-    assert log.timings[-1] == timing(653, 107, 230.54, 34, 2669.61, 120)
+    assert core(log.timings[0]) == timing(0, 14, 225.44, 33, 1415.71, 64)
+    assert core(log.timings[-1]) == timing(653, 107, 230.54, 34, 2669.61, 120)
 
 
 def test_real_correct_log_releases_every_task_including_the_cancelled_one() -> None:
     log = scan_log(REAL_CORRECT.read_text(encoding="utf-8"))
     assert len(log.releases) == 15
-    assert log.releases[-1] == Release(line=115, task=774, n_tokens=58)
+    assert releases(log)[-1] == (115, 774, 58)
 
 
 def test_real_correct_log_full_prompt_equals_prompt_n_unless_the_cache_was_reused() -> None:
@@ -386,9 +406,9 @@ def test_real_correct_log_full_prompt_equals_prompt_n_unless_the_cache_was_reuse
 
 def test_real_no_close_log_has_no_cancel() -> None:
     log = scan_log(REAL_NO_CLOSE.read_text(encoding="utf-8"))
-    assert log.cancels == ()
+    assert cancels(log) == ()
     assert len(log.timings) == 15  # the "cancelled" request ran to its end: 256 tokens
-    assert log.timings[-1] == timing(774, 115, 233.93, 40, 5832.02, 256)
+    assert core(log.timings[-1]) == timing(774, 115, 233.93, 40, 5832.02, 256)
 
 
 # -- lines ---------------------------------------------------------------------------------
@@ -399,19 +419,19 @@ def test_lf_crlf_and_cr_line_ends_give_the_same_line_numbers(eol: str) -> None:
     log = scan_log(eol.join(["a", PROMPT_65, "", CANCEL_2026, ""]))
     assert log.line_count == 4
     assert [t.line for t in log.timings] == [2]
-    assert log.cancels == (Cancel(4, 774),)
+    assert cancels(log) == ((4, 774),)
 
 
 def test_mixed_line_ends_are_each_one_line_end() -> None:
     log = scan_log("a\r\nb\rc\n\r\n" + CANCEL_2026)
     assert log.line_count == 5
-    assert log.cancels == (Cancel(5, 774),)
+    assert cancels(log) == ((5, 774),)
 
 
 def test_only_cr_and_lf_end_lines() -> None:
     log = scan_log("a\x0bb\x0cc\x85d\u2028e\n" + CANCEL_2026)
     assert log.line_count == 2
-    assert log.cancels == (Cancel(2, 774),)
+    assert cancels(log) == ((2, 774),)
 
 
 def test_empty_text_has_no_lines_and_a_last_line_without_line_end_counts() -> None:
@@ -421,14 +441,14 @@ def test_empty_text_has_no_lines_and_a_last_line_without_line_end_counts() -> No
 
 
 def test_a_leading_byte_order_mark_is_ignored() -> None:
-    assert scan_log("\ufeff" + CANCEL_2026).cancels == (Cancel(1, 774),)
+    assert cancels(scan_log("\ufeff" + CANCEL_2026)) == ((1, 774),)
 
 
 def test_max_lines_stops_the_scan_and_says_so() -> None:
     text = "\n".join(["a", "b", CANCEL_2026]) + "\n"
     assert scan_log(text, max_lines=2) == ServerLog(2, (), (), (), True)
     assert scan_log(text, max_lines=3).truncated is False
-    assert scan_log(text, max_lines=3).cancels == (Cancel(3, 774),)
+    assert cancels(scan_log(text, max_lines=3)) == ((3, 774),)
     assert scan_log(text, max_lines=0) == ServerLog(0, (), (), (), True)
     assert scan_log("", max_lines=0).truncated is False
 
@@ -480,7 +500,7 @@ def test_large_log_is_scanned_completely() -> None:
 def test_pathological_lines_scan_without_error(line: str) -> None:
     log = scan_log(line + "\n" + CANCEL_2026)
     assert log.line_count == 2
-    assert log.cancels[-1] == Cancel(2, 774)
+    assert cancels(log)[-1] == (2, 774)
 
 
 # -- properties ----------------------------------------------------------------------------
@@ -552,3 +572,88 @@ def test_max_lines_scans_a_prefix_of_the_lines(text: str, max_lines: int) -> Non
     assert part.line_count == min(max_lines, whole.line_count)
     assert part.truncated == (whole.line_count > max_lines)
     assert part.cancels == tuple(c for c in whole.cancels if c.line <= max_lines)
+
+
+# -- start-up, launches, times and printed figures ---------------------------------------
+
+
+def test_real_correct_log_start_up_names_the_model_slots_and_context() -> None:
+    log = scan_log(REAL_CORRECT.read_text(encoding="utf-8"))
+    assert len(log.starts) == 1
+    start = log.starts[0]
+    assert start.model == "/opt/lab/models/qwen2.5-0.5b-instruct-q4_0.gguf"
+    assert (start.n_slots, start.n_ctx_slot, start.build) == (1, 4096, None)
+    assert log.ends == (116,)
+
+
+def test_real_correct_log_launches_every_task_before_its_timing() -> None:
+    log = scan_log(REAL_CORRECT.read_text(encoding="utf-8"))
+    assert [launch.task for launch in log.launches] == [
+        0, 65, 130, 195, 260, 325, 390, 423, 456, 489, 554, 587, 620, 653, 774,
+    ]  # fmt: skip
+    for timing_ in log.timings:
+        assert timing_.task is not None
+        launch = log.launch_of(timing_.task, near_line=timing_.line)
+        assert launch is not None and launch.line < timing_.line
+
+
+def test_time_prefix_gives_milliseconds_since_start() -> None:
+    log = scan_log(CANCEL_2026)
+    assert log.cancels[0].time_ms == 53 * 1000 + 999.256 and log.cancels[0].prefixed
+
+
+def test_lines_without_time_prefix_have_no_time() -> None:
+    log = scan_log("srv  cancel_tasks: cancel task, id_task = 12\n")
+    assert log.cancels[0].time_ms is None and not log.cancels[0].prefixed
+
+
+def test_a_timing_keeps_its_printed_figures_and_total() -> None:
+    log = scan_log("\n".join([PROMPT_65, EVAL_65, TOTAL_65]))
+    t = log.timings[0]
+    assert (t.prompt_figures.per_token_ms, t.prompt_figures.per_second) == (6.57, 152.22)
+    assert (t.eval_figures.per_token_ms, t.eval_figures.per_second) == (22.96, 43.55)
+    assert (t.total_ms, t.total_n) == (1663.52, 97)
+
+
+def test_a_split_block_takes_its_time_from_the_prefix_only_line() -> None:
+    head = "0.03.443.055 I " + SPLIT_BLOCK[0]
+    t = scan_log("\n".join([head, *SPLIT_BLOCK[1:]])).timings[0]
+    assert t.time_ms == 3443.055 and t.prefixed and t.total_ms == 1641.15
+
+
+def test_infinite_figures_are_none() -> None:
+    line = (
+        "prompt eval time =       0.00 ms /     1 tokens (    0.00 ms per token,      inf"
+        " tokens per second)"
+    )
+    figures = scan_log(line).timings[0].prompt_figures
+    assert (figures.per_token_ms, figures.per_second) == (0.0, None)
+
+
+def test_build_line_of_2025_gives_build_and_commit() -> None:
+    log = scan_log(
+        "build: 5415 (8733e0c1) with cc (Debian 12.2.0-14) 12.2.0 for x86_64-linux-gnu\n"
+    )
+    assert (log.starts[0].build, log.starts[0].commit) == (5415, "8733e0c1")
+
+
+def test_build_info_of_2024_json_gives_build_and_commit() -> None:
+    line = (
+        '{"tid":"1","timestamp":1,"level":"INFO","function":"main","line":1,'
+        '"msg":"build info","build":3140,"commit":"a1b2c3d"}'
+    )
+    start = scan_log(line).starts[0]
+    assert (start.build, start.commit) == (3140, "a1b2c3d")
+
+
+def test_a_start_up_line_after_tasks_begins_a_new_run() -> None:
+    header = "0.00.006.088 I srv    load_model: loading model '/m.gguf'"
+    slots = "0.01.450.042 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 2048"
+    log = scan_log("\n".join([header, PROMPT_65, RELEASE_65, header, slots, PROMPT_65]))
+    assert [(s.line, s.n_slots) for s in log.starts] == [(1, None), (4, 2)]
+    assert [log.run_of(t.line) for t in log.timings] == [1, 2]
+
+
+def test_end_of_run_line_is_recorded() -> None:
+    log = scan_log("0.54.017.203 I srv    operator(): operator(): cleaning up before exit...\n")
+    assert log.ends == (1,)

@@ -1,0 +1,194 @@
+"""What a llama-server log says, as data: the types `grader.formats.llama_log` returns.
+
+Every event carries its 1-based line, the time its line was printed (`time_ms`, from the
+`0.53.999.256 I ` time prefix llama.cpp's logger puts before every message, in ms since
+the server started; None when the line has no such prefix) and whether the line carries
+that prefix at all (`prefixed`): a log whose lines all carry one and a task line that
+does not is a line somebody typed.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from functools import cached_property
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a timing line prints after `X ms / N tokens`: `(ms per token, tokens per
+    second)`; None where the line prints none (or `inf`/`nan` for a zero time)."""
+
+    per_token_ms: float | None = None
+    per_second: float | None = None
+
+
+@dataclass(frozen=True)
+class TaskTiming:
+    """One task's `prompt eval time` line, with its `eval time` and `total time` lines.
+
+    `prompt_n` counts only the prompt tokens the server computed: with the KV cache reused it
+    is the uncached remainder (1 for a full hit), which is exactly what the lab measures.
+    """
+
+    task: int | None
+    """id_task when known (from the line's prefix, a JSON field or the block it continues)."""
+    line: int
+    """1-based line of the `prompt eval time` line."""
+    prompt_ms: float
+    prompt_n: int
+    eval_ms: float | None = None
+    """From the `eval time` line of the same task, when present."""
+    eval_n: int | None = None
+    prompt_figures: Figures = Figures()
+    eval_figures: Figures = Figures()
+    total_ms: float | None = None
+    """From the `total time` line of the same block, when present."""
+    total_n: int | None = None
+    """The `total time` line's token count (prompt + generated), where the era prints one."""
+    time_ms: float | None = None
+    """Time prefix of the block's first line."""
+    prefixed: bool = False
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """A `cancel task` line: the server saw the client close the connection."""
+
+    line: int
+    task: int | None
+    """The `id_task` on that line; None when the line names none."""
+    time_ms: float | None = None
+    prefixed: bool = False
+
+
+@dataclass(frozen=True)
+class Release:
+    """A slot release (`stop processing`, or `slot released` in JSON logs)."""
+
+    line: int
+    task: int
+    n_tokens: int
+    """The slot's token count at release (`n_tokens`, `n_past` in older logs): the full
+    prompt plus the generated tokens minus one."""
+    time_ms: float | None = None
+    prefixed: bool = False
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A slot starting a task (`launch_slot_: ... | task 65 | processing task`)."""
+
+    line: int
+    task: int
+    time_ms: float | None = None
+    prefixed: bool = False
+
+
+@dataclass(frozen=True)
+class ServerStart:
+    """The start-up lines of one server run: what the server said about itself.
+
+    A field is None when the run's start-up lines do not print it (2026 builds print no
+    build line, for instance).
+    """
+
+    line: int
+    """Line of the first start-up line of the run."""
+    build: int | None = None
+    commit: str | None = None
+    model: str | None = None
+    """The model file the server loaded."""
+    n_slots: int | None = None
+    n_ctx_slot: int | None = None
+
+
+Event = TaskTiming | Cancel | Release | Launch
+
+
+@dataclass(frozen=True)
+class ServerLog:
+    """What `scan_log` found, in log order."""
+
+    line_count: int
+    """Lines scanned (at most `max_lines`)."""
+    timings: tuple[TaskTiming, ...]
+    cancels: tuple[Cancel, ...]
+    releases: tuple[Release, ...]
+    truncated: bool
+    """True when scanning stopped early because `max_lines` was reached."""
+    launches: tuple[Launch, ...] = ()
+    starts: tuple[ServerStart, ...] = ()
+    """One per server run, in log order (a log a server restarted into holds several)."""
+    ends: tuple[int, ...] = ()
+    """Lines of the end-of-run line (`cleaning up before exit`)."""
+
+    def run_of(self, line: int) -> int:
+        """Which server run `line` belongs to: the number of runs started at or before it
+        (0 for lines before any start-up line)."""
+        return bisect.bisect_right([s.line for s in self.starts], line)
+
+    def events(self) -> list[Event]:
+        """Every task event (launch, timing, cancel, release), in line order."""
+        merged: list[Event] = [*self.launches, *self.timings, *self.cancels, *self.releases]
+        return sorted(merged, key=lambda e: e.line)
+
+    @cached_property
+    def _releases_by_task(self) -> dict[int, tuple[list[int], list[Release]]]:
+        """Per task, the release lines (ascending) and releases, for O(log n) look-ups."""
+        index: dict[int, tuple[list[int], list[Release]]] = {}
+        for release in self.releases:
+            lines, found = index.setdefault(release.task, ([], []))
+            lines.append(release.line)
+            found.append(release)
+        return index
+
+    def release_of(self, task: int, *, near_line: int | None = None) -> Release | None:
+        """The release of `task`: the first in the log, or the one nearest `near_line`.
+
+        Task ids restart at 0 when the server restarts, and a log a student appended to may
+        hold two runs, so a caller that knows where the task's other lines are should pass
+        `near_line`; on a tie the earlier release wins.
+        """
+        entry = self._releases_by_task.get(task)
+        if entry is None:
+            return None
+        lines, found = entry
+        if near_line is None:
+            return found[0]
+        at = bisect.bisect_left(lines, near_line)
+        if at == 0:
+            return found[0]
+        if at == len(lines):
+            return found[-1]
+        before, after = found[at - 1], found[at]
+        return before if near_line - before.line <= after.line - near_line else after
+
+    def launch_of(self, task: int, *, near_line: int) -> Launch | None:
+        """The launch of `task` in the same server run, last before `near_line`."""
+        run = self.run_of(near_line)
+        found = [
+            launch
+            for launch in self.launches
+            if launch.task == task and launch.line <= near_line and self.run_of(launch.line) == run
+        ]
+        return found[-1] if found else None
+
+    def full_prompt_tokens(self, timing: TaskTiming) -> int | None:
+        """n_tokens of the task's release minus (eval_n - 1), i.e. the whole prompt size incl.
+        cached part; None when unknown.
+
+        The release used is the one of the same task nearest the timing line (the timing
+        block and the release are adjacent; which comes first depends on the version).
+        None when the timing has no task or no `eval time`, nothing was generated (the
+        formula needs at least one generated token), the task has no release, or the result
+        is below `prompt_n` (impossible for a consistent pair: a context shift or a release
+        from another run).
+        """
+        if timing.task is None or timing.eval_n is None or timing.eval_n < 1:
+            return None
+        release = self.release_of(timing.task, near_line=timing.line)
+        if release is None:
+            return None
+        full = release.n_tokens - (timing.eval_n - 1)
+        return full if full >= timing.prompt_n else None
