@@ -6,7 +6,19 @@ second lab would be a second package like this one, with no change to `grader/`.
 
 from __future__ import annotations
 
-from checks import cache, cancel, log, prefill, report, sentence, server, source, stream, ttft
+from checks import (
+    cache,
+    cancel,
+    log,
+    prefill,
+    report,
+    sentence,
+    server,
+    source,
+    stream,
+    submission,
+    ttft,
+)
 from grader.engine import Lab, collect
 from grader.formats.chat_stream import chat_stream
 from grader.loading import ArtifactSpec
@@ -30,7 +42,9 @@ ARTIFACTS = (
 LAB = Lab(
     name="first-token",
     artifacts=ARTIFACTS,
-    checks=collect(server, source, stream, ttft, prefill, cache, sentence, cancel, log, report),
+    checks=collect(
+        submission, log, server, source, stream, ttft, prefill, cache, sentence, cancel, report
+    ),
     rubric_file="rubric.toml",
     messages_package="checks",
     path_options={"log": "server_log"},

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from checks.evidence import blocks, first_token_fits, match, match_in_order, task_name
 from checks.numbers import entry_for
+from checks.prefill import claimed
 from grader.engine import Context, Fail, check
+
+STEPS = ("first", "second", "changed_prefix")
 
 
 def _full_prompt(ctx: Context) -> int:
@@ -21,7 +25,63 @@ def _full_prompt(ctx: Context) -> int:
     return max(sizes)
 
 
-@check("cache.first_is_miss", reads=("cache",), uses=("prefill",))
+@check(
+    "cache.in_log",
+    reads=("cache", "log"),
+    uses=("prefill",),
+    confirmed_by=("log.intact", "log.plausible"),
+)
+def in_log(ctx: Context) -> None:
+    """first, second and changed_prefix are three requests of the server log, in that
+    order: each one's prompt_n is that request's, its first token came after that prefill,
+    and none of them is a request prefill.json already accounts for."""
+    cache = ctx["cache"]
+    log = ctx["log"]
+    overhead = ctx.param("overhead_ms")
+    taken = claimed(log, ctx.optional("prefill"))
+    candidates = [t for t in blocks(log) if t.line not in taken]
+    entries = [cache[key] for key in STEPS]
+
+    def fits(entry: dict, timing) -> bool:  # type: ignore[no-untyped-def]
+        return timing.prompt_n == entry["prompt_n"] and first_token_fits(
+            entry["ttft_ms"], timing, overhead
+        )
+
+    chosen, bad = match_in_order(entries, candidates, fits)
+    if chosen is None:
+        if match(entries, candidates, fits)[0] is not None:
+            raise Fail("order", expected=", ".join(STEPS), found="—", at=ctx.at("cache"))
+        key, entry = STEPS[bad], entries[bad]
+        same = [t for t in candidates if t.prompt_n == entry["prompt_n"]]
+        if not same:
+            in_prefill = any(t.prompt_n == entry["prompt_n"] for t in blocks(log))
+            raise Fail(
+                "prefill_request" if in_prefill else "no_prompt",
+                expected=entry["prompt_n"],
+                found="—",
+                key=key,
+                at=ctx.at("cache", f"/{key}/prompt_n"),
+            )
+        near = min(same, key=lambda t: abs(t.prompt_ms - entry["ttft_ms"]))
+        raise Fail(
+            "ttft",
+            expected=f"{near.prompt_ms}..{round(near.prompt_ms + overhead, 2)}",
+            found=entry["ttft_ms"],
+            key=key,
+            task=task_name(near),
+            at=ctx.at("cache", f"/{key}/ttft_ms"),
+        )
+    ctx.record(
+        tasks=[t.task for t in chosen],
+        prompt_n=[e["prompt_n"] for e in entries],
+        ttft_ms=[e["ttft_ms"] for e in entries],
+        first_token_delay_ms=[
+            round(e["ttft_ms"] - t.prompt_ms, 3) for e, t in zip(entries, chosen, strict=True)
+        ],
+    )
+
+
+@check("cache.first_is_miss", reads=("cache",), uses=("prefill",), confirmed_by=("cache.in_log",))
 def first_is_miss(ctx: Context) -> None:
     """The first long request computed the whole prompt (the "hi" request cleared the slot)."""
     first = ctx["cache"]["first"]["prompt_n"]
@@ -36,7 +96,12 @@ def first_is_miss(ctx: Context) -> None:
         )
 
 
-@check("cache.hit_faster", reads=("cache",))
+@check(
+    "cache.hit_faster",
+    reads=("cache",),
+    after=("cache.first_is_miss",),
+    confirmed_by=("cache.in_log",),
+)
 def hit_faster(ctx: Context) -> None:
     """The second identical request reused the prefix: few prompt tokens, earlier first token."""
     first, second = ctx["cache"]["first"], ctx["cache"]["second"]
@@ -59,7 +124,12 @@ def hit_faster(ctx: Context) -> None:
         )
 
 
-@check("cache.prefix_breaks_reuse", reads=("cache",), uses=("prefill",))
+@check(
+    "cache.prefix_breaks_reuse",
+    reads=("cache",),
+    uses=("prefill",),
+    confirmed_by=("cache.in_log",),
+)
 def prefix_breaks_reuse(ctx: Context) -> None:
     """A new first line made the server recompute about the whole prompt, slower than the hit."""
     cache = ctx["cache"]

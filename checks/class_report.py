@@ -5,18 +5,33 @@ prefill line measured with the cache on (`prefill.cache_off` failed) is drawn ap
 cache point is "bad" when the miss or the hit check failed, a cancel point is "freed" or
 "busy" by `cancel.slot_freed`.
 
-Integrity flags, in the order the page lists them. Strong (the files contradict their
-source): numbers the server log does not have, report.json not copying its sources,
-chunks.jsonl not matching the saved stream, a slot "freed" with no `cancel task` in the
-log. Worth a look: a log without per-task timings (a real llama-server log has them),
-prefill prompt sizes the log or cache.json contradict, times in an order a real run
-cannot have. An honest mistake 3 (slot busy and no `cancel task`) is consistent: no flag.
-Their descriptions are `class_report.flag.<key>` in messages/<lang>.toml.
+Integrity flags, in the order the page lists them. Strong (the files contradict the
+server's own record, or are not this student's): a published sample's files, a log that
+does not add up or describes another server, a request faster than physics, numbers the
+log does not have, report.json not copying its sources, chunks.jsonl not matching the
+saved stream, a slot "freed" with no `cancel task` in the log. Worth a look: a log with
+no timing block at all (it confirms nothing), times in an order a real run cannot have.
+An honest mistake (the cache left on while measuring prefill, a connection kept open) is
+consistent with the log: no flag. Their descriptions are `class_report.flag.<key>` in
+messages/<lang>.toml.
+
+Pairs: two students who share a measured file byte for byte, or their stream's chatcmpl
+id, or more than 5 of their timings within 0.5 % (among independent real runs no pair
+came close: see the README), handed in one run.
 """
 
 from __future__ import annotations
 
-from grader.class_report.spec import ClassReportSpec, FlagRule, PhysicsSpec
+from grader.class_report.spec import ClassReportSpec, FlagRule, PairSpec, PhysicsSpec
+
+IN_LOG = (
+    "sse.in_log",
+    "ttft.in_log",
+    "prefill.in_log",
+    "cache.in_log",
+    "sentence.in_log",
+    "cancel.in_log",
+)
 
 CLASS_REPORT = ClassReportSpec(
     physics=PhysicsSpec(
@@ -29,10 +44,20 @@ CLASS_REPORT = ClassReportSpec(
     ),
     flags=(
         FlagRule(
-            "log_mismatch",
+            "published_sample",
             strong=True,
-            checks=("log.matches_measurements",),
-            label="class_report.flag.log_mismatch",
+            checks=("submission.original",),
+            label="class_report.flag.published_sample",
+        ),
+        FlagRule(
+            "log_tampered",
+            strong=True,
+            checks=("log.intact", "log.lab_run", "log.plausible", "sse.one_response"),
+            except_note="no_timings",
+            label="class_report.flag.log_tampered",
+        ),
+        FlagRule(
+            "log_mismatch", strong=True, checks=IN_LOG, label="class_report.flag.log_mismatch"
         ),
         FlagRule(
             "report_mismatch",
@@ -43,7 +68,7 @@ CLASS_REPORT = ClassReportSpec(
         FlagRule(
             "chunks_mismatch",
             strong=True,
-            checks=("chunks.match_sse",),
+            checks=("chunks.match_sse", "chunks.in_stream"),
             label="class_report.flag.chunks_mismatch",
         ),
         FlagRule(
@@ -56,16 +81,9 @@ CLASS_REPORT = ClassReportSpec(
         FlagRule(
             "log_unconfirmed",
             strong=False,
-            checks=("log.matches_measurements",),
-            status="passed",
-            note="unconfirmed",
+            checks=("log.intact",),
+            note="no_timings",
             label="class_report.flag.log_unconfirmed",
-        ),
-        FlagRule(
-            "prefill_vs_log",
-            strong=False,
-            checks=("prefill.cache_off",),
-            label="class_report.flag.prefill_vs_log",
         ),
         FlagRule(
             "impossible_timing",
@@ -80,4 +98,18 @@ CLASS_REPORT = ClassReportSpec(
         ),
     ),
     messages_package="checks",
+    pairs=PairSpec(
+        files=("sse", "chunks", "ttft", "prefill", "cache", "sentence", "cancel", "report", "log"),
+        ids=(("sse.one_response", "ids"),),
+        timings=(
+            ("ttft.in_log", "ttft_ms"),
+            ("ttft.in_log", "total_ms"),
+            ("prefill.in_log", "prompt_ms"),
+            ("prefill.in_log", "ttft_ms"),
+            ("cache.in_log", "ttft_ms"),
+            ("sentence.in_log", "ttft_ms"),
+            ("sentence.in_log", "total_ms"),
+            ("cancel.in_log", "slot_idle_after_ms"),
+        ),
+    ),
 )

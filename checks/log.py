@@ -1,13 +1,348 @@
-"""The server's own log: evidence of the cancellation and of the measured numbers."""
+"""The server's own log: this run's record, intact and physically possible, and the cancel.
+
+Everything a student measured is corroborated by `server.log` (see `checks.evidence`), so
+the log itself must first be shown to be what llama-server wrote during this run:
+
+- `log.intact`: it has timing blocks, every block adds up (ms / tokens is the printed
+  ms per token, prompt + eval is the total), a task's lines are stamped as far apart as
+  the task ran, task ids and time stamps only grow, and no task line stands where a
+  server cannot print one (after the end-of-run line, or without the time prefix every
+  other task line carries). A log with no timing block confirms nothing.
+- `log.lab_run`: its start-up lines name the model props.json names and the slots and
+  context props.json reports (and the build, where the era prints one).
+- `log.plausible`: no request ran faster than physics allows, nor far faster than the
+  same run's other requests (slower is always possible: a busy pod, a cold page cache).
+"""
 
 from __future__ import annotations
 
+from statistics import median
 from typing import Any
 
-from grader.engine import Context, Fail, Note, check
+from checks.evidence import blocks, resolution
+from grader.engine import Context, Fail, check
+from grader.formats.llama_log import Figures, ServerLog, TaskTiming
+from grader.problems import Term
+
+# -- log.intact ----------------------------------------------------------------------------
 
 
-@check("log.cancel_task", reads=("log",))
+def _figure_problem(
+    ms: float, n: int, figures: Figures, line: int, which: str, divisors: tuple[int, ...]
+) -> Fail | None:
+    """A printed `ms per token` / `tokens per second` that its own ms and tokens deny.
+
+    `divisors`: the token counts the era divides by. The prompt line divides by its
+    tokens; an `eval time` line by its tokens in some eras and by one fewer in others
+    (b1-0c1e570 prints `1415.71 ms / 64 tokens (22.47 ms per token)`: the first token
+    came with the prompt, so 63 were decoded in that time).
+    """
+    if n <= 0 or ms <= resolution(ms):
+        return None
+    for printed, unit, of in (
+        (figures.per_token_ms, "ms_per_token", lambda d: ms / d),
+        (figures.per_second, "tokens_per_second", lambda d: 1000 * d / ms),
+    ):
+        if printed is None:
+            continue
+        options = [d for d in divisors if d > 0]
+        slack = {
+            d: resolution(printed)
+            + (resolution(ms) / d if unit == "ms_per_token" else 1000 * d * resolution(ms) / ms**2)
+            + 1e-9
+            for d in options
+        }
+        if options and not any(abs(of(d) - printed) <= slack[d] for d in options):
+            return Fail(
+                "arithmetic",
+                expected=round(of(options[0]), 3),
+                found=printed,
+                line=line,
+                which=Term(which),
+                unit=Term(unit),
+                ms=ms,
+                n=n,
+            )
+    return None
+
+
+def _block_problem(t: TaskTiming) -> Fail | None:
+    """The first way a timing block disagrees with itself, if any."""
+    problem = _figure_problem(
+        t.prompt_ms, t.prompt_n, t.prompt_figures, t.line, "prompt_eval", (t.prompt_n,)
+    )
+    if problem is None and t.eval_ms is not None and t.eval_n is not None:
+        divisors = (t.eval_n, t.eval_n - 1)
+        problem = _figure_problem(t.eval_ms, t.eval_n, t.eval_figures, t.line, "eval", divisors)
+    if problem is not None or t.eval_ms is None or t.total_ms is None:
+        return problem
+    parts = t.prompt_ms + t.eval_ms
+    slack = resolution(t.total_ms) + resolution(t.prompt_ms) + resolution(t.eval_ms) + 1e-9
+    if abs(parts - t.total_ms) > slack:
+        return Fail(
+            "total_ms", expected=round(parts, 2), found=t.total_ms, line=t.line, task=_task(t)
+        )
+    if t.total_n is not None and t.eval_n is not None and t.total_n != t.prompt_n + t.eval_n:
+        return Fail(
+            "total_n",
+            expected=t.prompt_n + t.eval_n,
+            found=t.total_n,
+            line=t.line,
+            task=_task(t),
+        )
+    return None
+
+
+def _task(t: TaskTiming) -> str:
+    return str(t.task) if t.task is not None else "?"
+
+
+def _print_delay(log: ServerLog, t: TaskTiming) -> float | None:
+    """How much later than its own duration a block was printed after its launch (its
+    lines' time stamps minus what the block says it ran); None without time stamps."""
+    if t.task is None or t.time_ms is None or t.eval_ms is None:
+        return None
+    launch = log.launch_of(t.task, near_line=t.line)
+    if launch is None or launch.time_ms is None:
+        return None
+    ran = t.total_ms if t.total_ms is not None else t.prompt_ms + t.eval_ms
+    return t.time_ms - launch.time_ms - ran
+
+
+def _clock_problem(log: ServerLog, t: TaskTiming, slack_ms: float, delay_ms: float) -> Fail | None:
+    """A block whose own duration does not fit between its launch and its print time."""
+    delay = _print_delay(log, t)
+    if delay is None or -slack_ms <= delay <= delay_ms:
+        return None
+    launch = log.launch_of(t.task, near_line=t.line)  # type: ignore[arg-type]
+    ran = t.total_ms if t.total_ms is not None else t.prompt_ms + (t.eval_ms or 0)
+    return Fail(
+        "clock",
+        expected=round(ran, 2),
+        found=round(ran + delay, 3),
+        task=t.task,
+        line=t.line,
+        launch_line=launch.line if launch is not None else "?",
+    )
+
+
+def _order_problem(log: ServerLog) -> Fail | None:
+    """Task ids that go back within a server run, or time stamps that do."""
+    previous: dict[int, Any] = {}
+    for launch in log.launches:
+        run = log.run_of(launch.line)
+        before = previous.get(run)
+        if before is not None and launch.task <= before.task:
+            return Fail(
+                "task_order",
+                expected=f"> {before.task}",
+                found=launch.task,
+                line=launch.line,
+                previous_line=before.line,
+            )
+        previous[run] = launch
+    last: dict[int, Any] = {}
+    for event in log.events():
+        if event.time_ms is None:
+            continue
+        run = log.run_of(event.line)
+        before = last.get(run)
+        if before is not None and event.time_ms < before.time_ms:
+            return Fail(
+                "time_order",
+                expected=f">= {before.time_ms}",
+                found=event.time_ms,
+                line=event.line,
+                previous_line=before.line,
+            )
+        last[run] = event
+    return None
+
+
+def _kind(event: Any) -> Term:
+    return Term("log_" + type(event).__name__.lower())
+
+
+def _placement_problem(log: ServerLog) -> Fail | None:
+    """Task lines a server cannot have printed: without the time prefix all the others
+    carry, or after the end-of-run line of their run."""
+    events = log.events()
+    prefixed = sum(e.prefixed for e in events)
+    if prefixed * 2 > len(events):
+        for event in events:
+            if not event.prefixed:
+                return Fail(
+                    "unprefixed",
+                    expected="0.00.000.000 I",
+                    found="—",
+                    line=event.line,
+                    what=_kind(event),
+                    others=prefixed,
+                )
+    for end in log.ends:
+        run = log.run_of(end)
+        for event in events:
+            if event.line > end and log.run_of(event.line) == run:
+                return Fail(
+                    "after_end", found=event.line, line=event.line, end=end, what=_kind(event)
+                )
+    return None
+
+
+def _unaccounted_release(log: ServerLog) -> Fail | None:
+    """A task the server released with neither a timing block nor a cancel: a finished
+    request whose timing lines are gone."""
+    accounted = {(log.run_of(t.line), t.task) for t in log.timings}
+    accounted |= {(log.run_of(c.line), c.task) for c in log.cancels}
+    for release in log.releases:
+        if (log.run_of(release.line), release.task) not in accounted:
+            return Fail("no_block", found=release.task, task=release.task, line=release.line)
+    return None
+
+
+@check("log.intact", reads=("log",), confirmed_by=("submission.original",))
+def intact(ctx: Context) -> None:
+    """The log is llama-server's own record: complete, consistent, in order."""
+    log: ServerLog = ctx["log"]
+    if not blocks(log):
+        raise Fail("no_timings", expected=">= 1", found=0, lines=log.line_count, at=ctx.at("log"))
+    problem = next((p for t in log.timings if (p := _block_problem(t)) is not None), None)
+    slack, delay = ctx.param("clock_slack_ms"), ctx.param("max_print_delay_ms")
+    for t in log.timings:
+        if problem is not None:
+            break
+        problem = _clock_problem(log, t, slack, delay)
+    problem = problem or _order_problem(log) or _placement_problem(log) or _unaccounted_release(log)
+    if problem is not None:
+        problem.at = ctx.at("log", line=int(problem.params["line"]))  # type: ignore[arg-type]
+        raise problem
+    delays = [d for t in log.timings if (d := _print_delay(log, t)) is not None]
+    ctx.record(
+        requests=len(blocks(log)),
+        runs=max(len(log.starts), 1),
+        print_delay_ms=[round(min(delays), 3), round(max(delays), 3)] if delays else None,
+    )
+
+
+# -- log.lab_run ---------------------------------------------------------------------------
+
+
+def _props_model(props: dict[str, Any]) -> str | None:
+    model = props.get("model_path")
+    if not isinstance(model, str):
+        settings = props.get("default_generation_settings") or {}
+        model = settings.get("model") if isinstance(settings, dict) else None
+    return model if isinstance(model, str) and model else None
+
+
+def _same_file(a: str, b: str) -> bool:
+    return a == b or a.rsplit("/", 1)[-1] == b.rsplit("/", 1)[-1]
+
+
+def _props_build(props: dict[str, Any]) -> tuple[int, str] | None:
+    """props.json's `build_info` ("b5415-8733e0c") as (5415, "8733e0c")."""
+    info = props.get("build_info")
+    if not isinstance(info, str) or not info.startswith("b") or "-" not in info:
+        return None
+    number, _, commit = info[1:].partition("-")
+    return (int(number), commit.lower()) if number.isdigit() and commit else None
+
+
+@check("log.lab_run", reads=("log", "props"))
+def lab_run(ctx: Context) -> None:
+    """The server that wrote the log is the one props.json describes."""
+    log: ServerLog = ctx["log"]
+    props = ctx["props"]
+    runs = sorted({log.run_of(t.line) for t in blocks(log)} or {len(log.starts)})
+    for run in runs:
+        if run == 0:
+            raise Fail("no_start", expected="loading model …", found="—", at=ctx.at("log", line=1))
+        start = log.starts[run - 1]
+        at = ctx.at("log", line=start.line)
+        model = _props_model(props)
+        if start.model is None:
+            raise Fail("no_model", expected=model or "loading model", found="—", at=at)
+        if model is not None and not _same_file(start.model, model):
+            raise Fail("model", expected=model, found=start.model, line=start.line, at=at)
+        slots, n_ctx = props["total_slots"], props["default_generation_settings"]["n_ctx"]
+        if start.n_slots is not None and start.n_slots != slots:
+            raise Fail("n_slots", expected=slots, found=start.n_slots, line=start.line, at=at)
+        if start.n_ctx_slot is not None and start.n_ctx_slot != n_ctx:
+            raise Fail("n_ctx", expected=n_ctx, found=start.n_ctx_slot, line=start.line, at=at)
+        build = _props_build(props)
+        if build is not None and start.build is not None and start.commit is not None:
+            length = min(len(build[1]), len(start.commit))
+            if build[0] != start.build or build[1][:length] != start.commit[:length].lower():
+                raise Fail(
+                    "build",
+                    expected=props["build_info"],
+                    found=f"b{start.build}-{start.commit}",
+                    line=start.line,
+                    at=at,
+                )
+
+
+# -- log.plausible -------------------------------------------------------------------------
+
+
+def _rates(log: ServerLog, min_prompt: int, min_eval: int) -> tuple[list[Any], list[Any]]:
+    """(ms per prompt token, timing) and (ms per generated token, timing) of every block
+    large enough for a rate to mean something."""
+    prefill = [(t.prompt_ms / t.prompt_n, t) for t in log.timings if t.prompt_n >= min_prompt]
+    decode = [
+        (t.eval_ms / t.eval_n, t)
+        for t in blocks(log)
+        if t.eval_n is not None and t.eval_n >= min_eval and t.eval_ms is not None
+    ]
+    return prefill, decode
+
+
+@check("log.plausible", reads=("log",))
+def plausible(ctx: Context) -> None:
+    """No request computed its prompt or its answer faster than physics allows, nor
+    faster by far than the run's typical request. (A number in the JSON files is held to
+    the same physics through the request of the log it must match.)"""
+    log: ServerLog = ctx["log"]
+    min_prompt, min_eval = ctx.param("min_prompt_tokens"), ctx.param("min_eval_tokens")
+    factor = ctx.param("max_speedup")
+    floors = {
+        "prefill": ctx.param("min_prefill_ms_per_token"),
+        "decode": ctx.param("min_decode_ms_per_token"),
+    }
+    prefill, decode = _rates(log, min_prompt, min_eval)
+    typical = {
+        "prefill": median(r for r, _ in prefill) if prefill else None,
+        "decode": median(r for r, _ in decode) if decode else None,
+    }
+    ctx.record(
+        prefill_ms_per_token=typical["prefill"],
+        decode_ms_per_token=typical["decode"],
+        fastest_prefill_share=round(min(r for r, _ in prefill) / typical["prefill"], 4)
+        if prefill and typical["prefill"]
+        else None,
+        fastest_decode_share=round(min(r for r, _ in decode) / typical["decode"], 4)
+        if decode and typical["decode"]
+        else None,
+    )
+    for kind, rates in (("prefill", prefill), ("decode", decode)):
+        for rate, t in rates:
+            limit = max(floors[kind], (typical[kind] or 0) / factor)
+            if rate < limit:
+                raise Fail(
+                    "log_rate",
+                    expected=f">= {round(limit, 3)}",
+                    found=round(rate, 4),
+                    kind=Term(kind),
+                    task=_task(t),
+                    line=t.line,
+                    at=ctx.at("log", line=t.line),
+                )
+
+
+# -- the cancel ----------------------------------------------------------------------------
+
+
+@check("log.cancel_task", reads=("log",), confirmed_by=("log.intact",))
 def cancel_task(ctx: Context) -> None:
     """The server logged `cancel task` for the request the client closed."""
     log = ctx["log"]
@@ -19,41 +354,3 @@ def cancel_task(ctx: Context) -> None:
             lines=log.line_count,
             at=ctx.at("log", line=None),
         )
-
-
-def _measurements(ctx: Context) -> list[tuple[str, str, int, float | None]]:
-    """(artifact, pointer, prompt_n, prompt_ms or None) for every prompt size measured."""
-    found: list[tuple[str, str, int, float | None]] = []
-    prefill: Any = ctx.optional("prefill")
-    for index, entry in enumerate(prefill or []):
-        found.append(("prefill", f"/{index}/prompt_n", entry["prompt_n"], entry["prompt_ms"]))
-    cache: Any = ctx.optional("cache")
-    for key in ("first", "second", "changed_prefix") if cache else ():
-        found.append(("cache", f"/{key}/prompt_n", cache[key]["prompt_n"], None))
-    return found
-
-
-@check("log.matches_measurements", reads=("log",), uses=("prefill", "cache"))
-def matches_measurements(ctx: Context) -> Note | None:
-    """The prompt sizes in the JSON files appear in the log's per-task timing lines."""
-    log = ctx["log"]
-    measured = _measurements(ctx)
-    if not log.timings:
-        return Note("unconfirmed", {"lines": log.line_count})
-    if not measured:
-        return Note("nothing_to_confirm")
-    tolerance = ctx.param("prompt_ms_tolerance")
-    for artifact, pointer, prompt_n, prompt_ms in measured:
-        matches = [t for t in log.timings if t.prompt_n == prompt_n]
-        if prompt_ms is not None:
-            matches = [t for t in matches if abs(t.prompt_ms - prompt_ms) <= tolerance]
-        if not matches:
-            what = f"{prompt_n} tokens" + (f", {prompt_ms} ms" if prompt_ms is not None else "")
-            raise Fail(
-                "absent",
-                expected=what,
-                found=f"{len(log.timings)} tasks, none matching",
-                file=ctx.at(artifact).file,
-                at=ctx.at(artifact, pointer),
-            )
-    return None

@@ -5,11 +5,92 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+from checks.evidence import agree, blocks, match, resolution, task_name
 from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
+from grader.formats.llama_log import ServerLog, TaskTiming
 
 
-@check("prefill.doc_counts", reads=("prefill",))
+def prefill_fits(entry: dict[str, Any], timing: TaskTiming, overhead_ms: float) -> bool:
+    """The request of the log that produced `entry`: its prompt_n and prompt_ms, as the
+    stream's timings gave them to the client, and a first token not long after that
+    prefill. (A first token *before* it is prefill.ttft_covers_prefill's to report.)"""
+    return (
+        timing.prompt_n == entry["prompt_n"]
+        and agree(timing.prompt_ms, entry["prompt_ms"])
+        and entry["ttft_ms"] <= timing.prompt_ms + overhead_ms + resolution(entry["ttft_ms"])
+    )
+
+
+def claimed(log: ServerLog, entries: list[dict[str, Any]] | None) -> set[int]:
+    """Lines of the timing blocks prefill.json's entries copied their numbers from (a
+    request's prompt_n and prompt_ms identify it: no tolerance beyond rounding)."""
+    if not entries:
+        return set()
+    return {
+        t.line
+        for t in blocks(log)
+        for e in entries
+        if t.prompt_n == e["prompt_n"] and agree(t.prompt_ms, e["prompt_ms"])
+    }
+
+
+@check("prefill.in_log", reads=("prefill", "log"), confirmed_by=("log.intact", "log.plausible"))
+def in_log(ctx: Context) -> None:
+    """Each entry is a request of the server log: its prompt_n and prompt_ms are that
+    request's, and its first token came after that prefill."""
+    entries = ctx["prefill"]
+    overhead = ctx.param("overhead_ms")
+    candidates = blocks(ctx["log"])
+    chosen, bad = match(
+        entries,
+        candidates,
+        lambda e, t: prefill_fits(e, t, overhead),
+        lambda e, t: abs(e["prompt_ms"] - t.prompt_ms),
+    )
+    if chosen is None:
+        entry = entries[bad]
+        same = [t for t in candidates if t.prompt_n == entry["prompt_n"]]
+        at = ctx.at("prefill", f"/{bad}/prompt_n")
+        if not same:
+            raise Fail(
+                "no_prompt", expected=entry["prompt_n"], found="—", docs=entry["docs"], at=at
+            )
+        near = min(same, key=lambda t: abs(t.prompt_ms - entry["prompt_ms"]))
+        if not agree(near.prompt_ms, entry["prompt_ms"]):
+            raise Fail(
+                "prompt_ms",
+                expected=near.prompt_ms,
+                found=entry["prompt_ms"],
+                docs=entry["docs"],
+                task=task_name(near),
+                at=ctx.at("prefill", f"/{bad}/prompt_ms"),
+            )
+        if not prefill_fits(entry, near, overhead):
+            raise Fail(
+                "ttft",
+                expected=f"<= {round(near.prompt_ms + overhead, 2)}",
+                found=entry["ttft_ms"],
+                docs=entry["docs"],
+                task=task_name(near),
+                prompt_ms=near.prompt_ms,
+                limit=round(near.prompt_ms + overhead, 2),
+                at=ctx.at("prefill", f"/{bad}/ttft_ms"),
+            )
+        raise Fail("shared", found=entry["prompt_n"], docs=entry["docs"], at=at)
+    ctx.record(
+        tasks=[t.task for t in chosen],
+        docs=[e["docs"] for e in entries],
+        prompt_n=[e["prompt_n"] for e in entries],
+        prompt_ms=[e["prompt_ms"] for e in entries],
+        ttft_ms=[e["ttft_ms"] for e in entries],
+        first_token_delay_ms=[
+            round(e["ttft_ms"] - t.prompt_ms, 3) for e, t in zip(entries, chosen, strict=True)
+        ],
+    )
+
+
+@check("prefill.doc_counts", reads=("prefill",), confirmed_by=("prefill.in_log",))
 def doc_counts(ctx: Context) -> None:
     """One entry each for 0, 4 and 12 documents, in that order."""
     expected = list(ctx.param("docs"))
@@ -18,7 +99,7 @@ def doc_counts(ctx: Context) -> None:
         raise Fail("wrong", expected=str(expected), found=str(found), at=ctx.at("prefill", ""))
 
 
-@check("prefill.grows_with_docs", reads=("prefill",))
+@check("prefill.grows_with_docs", reads=("prefill",), confirmed_by=("prefill.in_log",))
 def grows_with_docs(ctx: Context) -> None:
     """prompt_n and ttft_ms both grow from 0 to 4 to 12 documents."""
     indexed = sorted(enumerate(ctx["prefill"]), key=lambda pair: pair[1]["docs"])
@@ -36,7 +117,7 @@ def grows_with_docs(ctx: Context) -> None:
                 )
 
 
-@check("prefill.ttft_covers_prefill", reads=("prefill",))
+@check("prefill.ttft_covers_prefill", reads=("prefill",), confirmed_by=("prefill.in_log",))
 def ttft_covers_prefill(ctx: Context) -> None:
     """The client's first token includes the server's prefill: ttft_ms >= prompt_ms."""
     slack = ctx.param("tolerance_ms")
@@ -51,18 +132,20 @@ def ttft_covers_prefill(ctx: Context) -> None:
             )
 
 
-def _full_size_from_log(log: Any, entry: dict[str, Any], tolerance_ms: float) -> int | None:
+def _full_size_from_log(log: Any, entry: dict[str, Any]) -> int | None:
     """The whole prompt size of the task that produced `entry`, from the server log."""
     for timing in log.timings:
-        if (
-            timing.prompt_n == entry["prompt_n"]
-            and abs(timing.prompt_ms - entry["prompt_ms"]) <= tolerance_ms
-        ):
+        if timing.prompt_n == entry["prompt_n"] and agree(timing.prompt_ms, entry["prompt_ms"]):
             return log.full_prompt_tokens(timing)
     return None
 
 
-@check("prefill.cache_off", reads=("prefill",), uses=("log", "cache"))
+@check(
+    "prefill.cache_off",
+    reads=("prefill",),
+    uses=("log", "cache"),
+    confirmed_by=("prefill.in_log",),
+)
 def cache_off(ctx: Context) -> None:
     """prompt_n counts whole prompts, not the remainder a warm KV cache left to compute.
 
@@ -74,7 +157,7 @@ def cache_off(ctx: Context) -> None:
     log = ctx.optional("log")
     if log is not None:
         for index, entry in enumerate(entries):
-            full = _full_size_from_log(log, entry, ctx.param("log_tolerance_ms"))
+            full = _full_size_from_log(log, entry)
             if full is not None and entry["prompt_n"] < ctx.param("min_full_fraction") * full:
                 raise Fail(
                     "log",

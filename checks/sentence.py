@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from checks.evidence import blocks, first_token_fits, generation_fits, nearest, task_name
 from grader.engine import Context, Fail, check
 
 # A sentence ends at . ! or ? followed by whitespace, so "3.5" and "a.m." don't end one.
@@ -16,7 +17,52 @@ def first_sentence(text: str) -> str:
     return text[: match.end()] if match else text
 
 
-@check("sentence.order", reads=("sentence",))
+@check("sentence.in_log", reads=("sentence", "log"), confirmed_by=("log.intact", "log.plausible"))
+def in_log(ctx: Context) -> None:
+    """The answer is a request of the server log: at most max_tokens generated, the client's
+    time from first token to end agreeing with the server's `eval time`, and a first token
+    after the server computed the prompt."""
+    s = ctx["sentence"]
+    noise, overhead, limit = (
+        ctx.param("noise_ms"),
+        ctx.param("overhead_ms"),
+        ctx.param("max_tokens"),
+    )
+    if not s["ttft_ms"] < s["total_ms"]:
+        return  # an answer ending before its first token is sentence.order's to report
+    generated = round(s["total_ms"] - s["ttft_ms"], 3)
+    candidates = [t for t in blocks(ctx["log"]) if (t.eval_n or 0) <= limit]
+    found = [
+        t
+        for t in candidates
+        if generation_fits(generated, t, noise) and first_token_fits(s["ttft_ms"], t, overhead)
+    ]
+    if not found:
+        near = nearest(candidates, None, generated)
+        if near is None:
+            raise Fail("no_request", expected=f"<= {limit}", found="—", at=ctx.at("sentence"))
+        raise Fail(
+            "absent",
+            expected=near.eval_ms,
+            found=generated,
+            task=task_name(near),
+            prompt_ms=near.prompt_ms,
+            ttft=s["ttft_ms"],
+            noise=noise,
+            at=ctx.at("sentence", "/total_ms"),
+        )
+    best = min(found, key=lambda t: abs(generated - (t.eval_ms or 0)))
+    ctx.record(
+        task=best.task,
+        ttft_ms=s["ttft_ms"],
+        first_sentence_ms=s["first_sentence_ms"],
+        total_ms=s["total_ms"],
+        generation_residual_ms=round(generated - (best.eval_ms or 0), 3),
+        first_token_delay_ms=round(s["ttft_ms"] - best.prompt_ms, 3),
+    )
+
+
+@check("sentence.order", reads=("sentence",), confirmed_by=("sentence.in_log",))
 def order(ctx: Context) -> None:
     """First token, then the end of the first sentence, then the end of the answer."""
     s = ctx["sentence"]
@@ -36,7 +82,7 @@ def order(ctx: Context) -> None:
         )
 
 
-@check("sentence.first_sentence_rule", reads=("sentence",))
+@check("sentence.first_sentence_rule", reads=("sentence",), confirmed_by=("sentence.in_log",))
 def first_sentence_rule(ctx: Context) -> None:
     """first_sentence is exactly what the [.!?]-then-whitespace rule cuts from text."""
     s = ctx["sentence"]

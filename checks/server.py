@@ -13,7 +13,7 @@ def health_ok(ctx: Context) -> None:
         raise Fail("not_ok", expected="ok", found=status, at=ctx.at("health", "/status"))
 
 
-@check("props.server_config", reads=("props",))
+@check("props.server_config", reads=("props",), confirmed_by=("log.lab_run",))
 def server_config(ctx: Context) -> None:
     """The server runs with the lab's context size and a single slot."""
     props = ctx["props"]

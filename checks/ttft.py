@@ -2,11 +2,85 @@
 
 from __future__ import annotations
 
+from checks.evidence import (
+    blocks,
+    first_token_fits,
+    generation_fits,
+    match,
+    nearest,
+    task_name,
+)
 from checks.numbers import close, medians
 from grader.engine import Context, Fail, check
 
 
-@check("ttft.before_total", reads=("ttft",))
+@check("ttft.in_log", reads=("ttft", "log"), confirmed_by=("log.intact", "log.plausible"))
+def in_log(ctx: Context) -> None:
+    """Each of the five runs is a request of the server log: the same number of tokens,
+    the client's time from first token to end agreeing with the server's `eval time`, and
+    a first token after the server computed the prompt. Five runs, five requests, all
+    with the same prompt (one question, sent five times)."""
+    runs = [run for run in ctx["ttft"]["runs"] if run["ttft_ms"] < run["total_ms"]]
+    # (a run that ends before its first token is no request at all: ttft.before_total's)
+    noise, overhead = ctx.param("noise_ms"), ctx.param("overhead_ms")
+
+    def cost(run: dict, timing) -> float:  # type: ignore[no-untyped-def]
+        return abs(run["total_ms"] - run["ttft_ms"] - (timing.eval_ms or 0))
+
+    def fits(run: dict, timing) -> bool:  # type: ignore[no-untyped-def]
+        return (
+            timing.eval_n == run["tokens"]
+            and generation_fits(run["total_ms"] - run["ttft_ms"], timing, noise)
+            and first_token_fits(run["ttft_ms"], timing, overhead)
+        )
+
+    candidates = blocks(ctx["log"])
+    for size in sorted({t.prompt_n for t in candidates}):  # one question: one prompt size
+        chosen, _ = match(runs, [t for t in candidates if t.prompt_n == size], fits, cost)
+        if chosen is not None:
+            ctx.record(
+                tasks=[t.task for t in chosen],
+                ttft_ms=[run["ttft_ms"] for run in runs],
+                total_ms=[run["total_ms"] for run in runs],
+                generation_residual_ms=[
+                    round(r["total_ms"] - r["ttft_ms"] - (t.eval_ms or 0), 3)
+                    for r, t in zip(runs, chosen, strict=True)
+                ],
+                first_token_delay_ms=[
+                    round(r["ttft_ms"] - t.prompt_ms, 3) for r, t in zip(runs, chosen, strict=True)
+                ],
+            )
+            return
+    chosen, bad = match(runs, candidates, fits)
+    if chosen is None:
+        run = runs[bad]
+        bad = ctx["ttft"]["runs"].index(run)
+        generated = round(run["total_ms"] - run["ttft_ms"], 3)
+        near = nearest(candidates, run["tokens"], generated)
+        at = ctx.at("ttft", f"/runs/{bad}/total_ms")
+        if any(fits(run, t) for t in candidates):
+            raise Fail("shared", found=generated, index=bad, at=at)
+        if near is None:
+            raise Fail("no_tokens", expected=run["tokens"], found="—", index=bad, at=at)
+        raise Fail(
+            "absent",
+            expected=near.eval_ms,
+            found=generated,
+            index=bad,
+            tokens=run["tokens"],
+            task=task_name(near),
+            prompt_ms=near.prompt_ms,
+            ttft=run["ttft_ms"],
+            noise=noise,
+            at=at,
+        )
+    sizes = sorted({t.prompt_n for t in chosen})
+    raise Fail(
+        "mixed", expected=sizes[0], found=", ".join(map(str, sizes)), at=ctx.at("ttft", "/runs")
+    )
+
+
+@check("ttft.before_total", reads=("ttft",), confirmed_by=("ttft.in_log",))
 def before_total(ctx: Context) -> None:
     """In every run, and in the medians, the first token comes before the end."""
     ttft = ctx["ttft"]
@@ -28,7 +102,7 @@ def before_total(ctx: Context) -> None:
         )
 
 
-@check("ttft.medians", reads=("ttft",))
+@check("ttft.medians", reads=("ttft",), confirmed_by=("ttft.in_log",))
 def p50_are_medians(ctx: Context) -> None:
     """ttft_p50 and total_p50 are the medians (3rd of 5 sorted) of the runs."""
     ttft = ctx["ttft"]
@@ -45,7 +119,7 @@ def p50_are_medians(ctx: Context) -> None:
             )
 
 
-@check("ttft.tokens", reads=("ttft",))
+@check("ttft.tokens", reads=("ttft",), confirmed_by=("ttft.in_log",))
 def tokens(ctx: Context) -> None:
     """Five runs, each with 1..max_tokens generated tokens."""
     runs = ctx["ttft"]["runs"]

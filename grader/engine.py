@@ -137,6 +137,17 @@ class Lab:
     def all_check_ids(self) -> list[str]:
         return [f"{a.name}.schema" for a in self.artifacts] + [c.id for c in self.checks]
 
+    def downstream(self, check_ids: Iterable[str]) -> list[str]:
+        """Every check that is skipped when `check_ids` do not pass: those that read the
+        artifact of a failed `<artifact>.schema` or name a failed check as prerequisite,
+        and so on, in the order the result lists them."""
+        gone = set(check_ids)
+        for chk in run_order(self.checks):
+            reads = {f"{name}.schema" for name in chk.reads}
+            if reads & gone or {c for c, _ in chk.prerequisites} & gone:
+                gone.add(chk.id)
+        return [cid for cid in self.all_check_ids() if cid in gone and cid not in set(check_ids)]
+
 
 def run_order(checks: Iterable[Check]) -> list[Check]:
     """The checks in an order where every prerequisite runs before its dependents.
@@ -174,13 +185,27 @@ def run_order(checks: Iterable[Check]) -> list[Check]:
 
 
 class Context:
-    """What a running check may see: its artifacts' values and its rubric parameters."""
+    """What a running check may see: its artifacts' values and its rubric parameters, the
+    bytes' digests, and the submission folder as it was named (not resolved: a link to
+    somewhere else is not that place)."""
 
-    def __init__(self, artifacts: Mapping[str, Artifact], params: Mapping[str, Any], check_id: str):
+    def __init__(
+        self,
+        artifacts: Mapping[str, Artifact],
+        params: Mapping[str, Any],
+        check_id: str,
+        folder: str = "",
+    ):
         self._artifacts = artifacts
         self._params = params
         self.check_id = check_id
+        self.folder = folder
         self.data: dict[str, Any] = {}
+
+    def sha256(self, name: str) -> str | None:
+        """The sha256 of an artifact's bytes, when its file was read."""
+        artifact = self._artifacts.get(name)
+        return artifact.raw.sha256 if artifact is not None and artifact.raw is not None else None
 
     def record(self, **measurements: Any) -> None:
         """Keep measurements in the check's result (JSON values: numbers, strings, lists
@@ -257,7 +282,10 @@ def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
 
 
 def run_checks(
-    lab: Lab, artifacts: Mapping[str, Artifact], rubric: Mapping[str, Mapping[str, Any]]
+    lab: Lab,
+    artifacts: Mapping[str, Artifact],
+    rubric: Mapping[str, Mapping[str, Any]],
+    folder: str = "",
 ) -> list[Outcome]:
     """Run every enabled check in order; never raises for anything a check does."""
     outcomes: dict[str, Outcome] = {}
@@ -269,7 +297,7 @@ def run_checks(
     for chk in run_order(lab.checks):
         settings = rubric[chk.id]
         if settings.get("enabled", True):
-            done[chk.id] = _run_one(chk, artifacts, settings, done)
+            done[chk.id] = _run_one(chk, artifacts, settings, done, folder)
     outcomes.update((c.id, done[c.id]) for c in lab.checks if c.id in done)
     return list(outcomes.values())
 
@@ -279,6 +307,7 @@ def _run_one(
     artifacts: Mapping[str, Artifact],
     settings: Mapping[str, Any],
     done: Mapping[str, Outcome],
+    folder: str,
 ) -> Outcome:
     points = float(settings["points"])
     base = {
@@ -311,7 +340,7 @@ def _run_one(
                 params={"check": cause, "title": TitleOf(cause)},
                 **base,
             )
-    ctx = Context(artifacts, settings, chk.id)
+    ctx = Context(artifacts, settings, chk.id, folder)
     try:
         note = chk.run(ctx)
     except Fail as failure:

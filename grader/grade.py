@@ -130,7 +130,7 @@ def grade(
     packages = ("grader", "schemas", lab.messages_package)
     with confined(folder, overrides.values(), packages):
         artifacts = load_artifacts(lab, folder, overrides, limits)
-        outcomes = run_checks(lab, artifacts, rubric.settings())
+        outcomes = run_checks(lab, artifacts, rubric.settings(), os.path.abspath(folder))
     catalog = catalog_for(lab, lang)
     counts = {
         s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped", "error")

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Build the derived sample submissions from the real `correct` capture.
 
-Each derived submission is the real correct run with one change a student could make,
-chosen so that it breaks exactly one check (plus, for a broken file, the checks that
-read it, which are skipped). Numbers that must stay consistent with the server log are
-taken from that log, so `log.matches_measurements` only fails where it is meant to.
+Each derived submission is the real correct run with one change a student could make to
+a file, chosen so that it breaks exactly one check (plus the checks skipped because it
+failed: those that read a broken file, or whose numbers it confirms). A change is made
+only where it stays consistent with the server's own record, or where breaking that
+record is the point; mistakes that change what the server did are real captures, not
+derived ones. Every number is taken from the source capture, never typed here.
 
 Run from the repository root: `python scripts/make_derived.py`. It rewrites
 `sample_submissions/derived/` and the derived entries of `sample_submissions/EXPECTED.json`.
@@ -13,11 +15,15 @@ Run from the repository root: `python scripts/make_derived.py`. It rewrites
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 SAMPLES = ROOT / "sample_submissions"
 SOURCE = SAMPLES / "correct"
 DERIVED = SAMPLES / "derived"
@@ -98,7 +104,27 @@ def _drop_run(data: object) -> None:
     del data["runs"][3]  # type: ignore[index]
 
 
+def _source(name: str) -> Any:
+    return json.loads((SOURCE / name).read_text("utf-8"))
+
+
+def _nan_time(text: str) -> str:
+    lines = text.split("\n")
+    lines[2] = re.sub(r'"t_ms": [0-9.]+', '"t_ms": NaN', lines[2], count=1)
+    return "\n".join(lines)
+
+
+def _total_before_first(data: Any) -> None:
+    run = min(data["runs"], key=lambda r: r["total_ms"])  # the median is unchanged
+    run["total_ms"] = round(run["ttft_ms"] - 3.5, 3)
+
+
+def _mean_total(data: Any) -> float:
+    return round(sum(r["total_ms"] for r in data["runs"]) / len(data["runs"]), 3)
+
+
 SENTENCE_TEXT = "Bring your insurance card. Also bring a photo ID and a list of medicines."
+_LATE = round(_source("sentence.json")["total_ms"] + 41.7, 3)
 
 # name -> (what the student did, mutation, must_fail ids, may_fail ids)
 CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
@@ -106,12 +132,6 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
         "saved /health while the model was still loading",
         edit_json("health.json", _set(["status"], "loading model")),
         ["health.ok"],
-        [],
-    ),
-    "props_small_context": (
-        "ran the server with -c 2048",
-        edit_json("props.json", _set(["default_generation_settings", "n_ctx"], 2048)),
-        ["props.server_config"],
         [],
     ),
     "sse_py_requests": (
@@ -124,7 +144,7 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
         "saved sse.py half-edited (a syntax error)",
         edit_text("sse.py", lambda s: s.replace("def stream(", "def stream(:", 1)),
         ["sse_py.schema"],
-        ["sse_py.static"],
+        [],
     ),
     "sse_no_role_chunk": (
         "saved the stream without its first line",
@@ -158,21 +178,21 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
     ),
     "chunks_nan_time": (
         "wrote NaN as a time in chunks.jsonl",
-        edit_text("chunks.jsonl", lambda s: s.replace('{"t_ms": 258.05', '{"t_ms": NaN', 1)),
+        edit_text("chunks.jsonl", _nan_time),
         ["chunks.schema"],
-        ["chunks.role_chunk_excluded", "chunks.match_sse", "chunks.time_order"],
+        [],
     ),
     "ttft_total_before_first": (
         "recorded a total_ms shorter than its ttft_ms",
-        edit_json("ttft.json", _set(["runs", 4, "total_ms"], 200.0)),
+        edit_json("ttft.json", _total_before_first),
         ["ttft.before_total"],
         [],
     ),
     "ttft_mean_not_median": (
         "wrote the mean instead of the median",
         both(
-            edit_json("ttft.json", _set(["total_p50"], 1674.293)),
-            edit_json("report.json", _set(["total_p50_ms"], 1674.293)),
+            edit_json("ttft.json", _set(["total_p50"], _mean_total(_source("ttft.json")))),
+            edit_json("report.json", _set(["total_p50_ms"], _mean_total(_source("ttft.json")))),
         ),
         ["ttft.medians"],
         [],
@@ -187,7 +207,7 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
         'wrote tokens as a string ("64")',
         edit_json("ttft.json", _set(["runs", 0, "tokens"], "64")),
         ["ttft.schema"],
-        ["ttft.before_total", "ttft.medians", "ttft.tokens"],
+        [],
     ),
     "prefill_eight_docs": (
         "measured 8 documents instead of 12",
@@ -195,44 +215,28 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
         ["prefill.doc_counts"],
         [],
     ),
-    "prefill_not_growing": (
-        "recorded a 4-doc first token later than the 12-doc one",
-        edit_json("prefill.json", _set([1, "ttft_ms"], 9400.0)),
-        ["prefill.grows_with_docs"],
-        [],
-    ),
     "prefill_ttft_before_prefill": (
         "measured ttft from the response headers, after prefill began",
-        edit_json("prefill.json", _set([1, "ttft_ms"], 3000.0)),
+        edit_json(
+            "prefill.json",
+            _set([1, "ttft_ms"], round(_source("prefill.json")[1]["prompt_ms"] * 0.92, 3)),
+        ),
         ["prefill.ttft_covers_prefill"],
         [],
     ),
     "prefill_numbers_not_in_log": (
         "typed a prompt_n the server never reported",
-        edit_json("prefill.json", _set([1, "prompt_n"], 530)),
-        ["log.matches_measurements"],
-        [],
-    ),
-    "cache_second_missed": (
-        "changed the messages between first and second",
-        both(
-            edit_json("cache.json", _set(["second"], {"prompt_n": 1361, "ttft_ms": 8700.0})),
-            edit_json("report.json", _set(["cache_ttft_ms"], 8700.0)),
+        edit_json(
+            "prefill.json", _set([1, "prompt_n"], _source("prefill.json")[1]["prompt_n"] + 4)
         ),
-        ["cache.hit_faster"],
-        [],
-    ),
-    "cache_prefix_at_end": (
-        "added the time line at the end instead of the start",
-        edit_json("cache.json", _set(["changed_prefix"], {"prompt_n": 34, "ttft_ms": 250.0})),
-        ["cache.prefix_breaks_reuse"],
+        ["prefill.in_log"],
         [],
     ),
     "sentence_after_total": (
         "took first_sentence_ms after the end of the stream",
         both(
-            edit_json("sentence.json", _set(["first_sentence_ms"], 2950.0)),
-            edit_json("report.json", _set(["first_sentence_ms"], 2950.0)),
+            edit_json("sentence.json", _set(["first_sentence_ms"], _LATE)),
+            edit_json("report.json", _set(["first_sentence_ms"], _LATE)),
         ),
         ["sentence.order"],
         [],
@@ -246,15 +250,12 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
         ["sentence.first_sentence_rule"],
         [],
     ),
-    "cancel_closed_late": (
-        "closed the connection after 2.5 s",
-        edit_json("cancel.json", _set(["closed_at_ms"], 2500.0)),
-        ["cancel.interrupted"],
-        [],
-    ),
     "report_typed_number": (
         "typed ttft_12docs_ms into report.json by hand",
-        edit_json("report.json", _set(["ttft_12docs_ms"], 9000)),
+        edit_json(
+            "report.json",
+            _set(["ttft_12docs_ms"], round(_source("report.json")["ttft_12docs_ms"] * 0.96)),
+        ),
         ["report.copies_sources"],
         [],
     ),
@@ -264,40 +265,43 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
             "<html><body>502 Bad Gateway</body></html>\n"
         ),
         ["props.schema"],
-        ["props.server_config"],
+        [],
     ),
     "prefill_no_prompt_ms": (
         "left prompt_ms out of the 4-doc entry",
         edit_json("prefill.json", lambda d: d[1].pop("prompt_ms")),
         ["prefill.schema"],
-        [
-            "prefill.doc_counts",
-            "prefill.grows_with_docs",
-            "prefill.ttft_covers_prefill",
-            "prefill.cache_off",
-            "log.matches_measurements",
-            "report.copies_sources",
-        ],
+        ["report.copies_sources"],
     ),
     "sentence_negative_time": (
         "subtracted the times the wrong way round (a negative ttft_ms)",
-        edit_json("sentence.json", _set(["ttft_ms"], -238.36)),
+        edit_json("sentence.json", _set(["ttft_ms"], -_source("sentence.json")["ttft_ms"])),
         ["sentence.schema"],
-        ["sentence.order", "sentence.first_sentence_rule", "report.copies_sources"],
+        ["report.copies_sources"],
     ),
     "report_missing_field": (
         "forgot cancel_idle_ms in report.json",
         edit_json("report.json", lambda d: d.pop("cancel_idle_ms")),
         ["report.schema"],
-        ["report.copies_sources"],
+        [],
     ),
     "health_missing": (
         "forgot to save health.json",
         lambda folder: (folder / "health.json").unlink(),
         ["health.schema"],
-        ["health.ok"],
+        [],
     ),
 }
+
+
+def verdict(must: list[str], may: list[str]) -> dict[str, object]:
+    """The EXPECTED.json entry: the checks that must fail, and those that may: the ones
+    named, and every check skipped because a must-fail check did not pass."""
+    from checks import LAB
+
+    skipped = [c for c in LAB.downstream(must) if c not in may]
+    may = [*may, *skipped]
+    return {"must_fail": must, "may_fail": may} if may else {"must_fail": must}
 
 
 def write_expected(prefix: str, entries: dict[str, dict[str, object]]) -> None:
@@ -317,9 +321,7 @@ def main() -> None:
         folder = DERIVED / name
         shutil.copytree(SOURCE, folder)
         mutate(folder)
-        entries[f"derived/{name}"] = (
-            {"must_fail": must, "may_fail": may} if may else {"must_fail": must}
-        )
+        entries[f"derived/{name}"] = verdict(must, may)
     write_expected("derived/", entries)
     lines = ["| folder | what the student did | must fail |", "|---|---|---|"]
     lines += [

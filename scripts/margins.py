@@ -1,105 +1,128 @@
 #!/usr/bin/env python3
-"""How close each sample came to each rubric threshold: the evidence for tuning them.
+"""How close each capture comes to each rubric threshold: the evidence for tuning them.
 
-For every ratio threshold in checks/rubric.toml, prints the value each real capture
-reaches and the threshold, so an instructor can see the margin before changing one.
-Usage: python scripts/margins.py [FOLDER ...]  (default: the five real captures)
+Grades each folder and prints, for every threshold of checks/rubric.toml that a real run
+can come near, the value the capture reaches (from the measurements the checks record in
+their results), beside the threshold, so an instructor sees the margin before changing
+one. Usage: python scripts/margins.py [FOLDER ...]  (default: every real capture the
+repository holds: tests/data/real/* and the real samples of sample_submissions/)
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from checks import LAB  # noqa: E402
-from checks.cache import _full_prompt  # noqa: E402
-from checks.cancel import decode_ms_per_token  # noqa: E402
-from checks.prefill import _full_size_from_log  # noqa: E402
-from grader.engine import Context  # noqa: E402
-from grader.grade import load_artifacts  # noqa: E402
+from grader.grade import grade  # noqa: E402
 from grader.rubric import load_rubric  # noqa: E402
 
-REAL = [
-    "correct",
-    "role_chunk_counted",
-    "cache_on_in_prefill",
-    "no_close_on_cancel",
-    "no_cache_ram_flag",
+Row = tuple[str, Callable[[dict[str, dict[str, Any]], dict[str, dict[str, Any]]], str]]
+
+
+def _extreme(values: Any, pick: Callable[..., float] = max) -> float | None:
+    items = [v for v in (values if isinstance(values, list) else [values]) if v is not None]
+    return pick(items, key=abs) if items else None
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _ratio(data: dict[str, dict[str, Any]], check: str, key: str) -> float | None:
+    value = data.get(check, {}).get(key)
+    return value if isinstance(value, (int, float)) else None
+
+
+ROWS: list[Row] = [
+    (
+        "ttft.in_log: |client (total - ttft) - log eval time| <= {ttft.in_log.noise_ms} ms",
+        lambda d, p: _fmt(_extreme(d.get("ttft.in_log", {}).get("generation_residual_ms"))),
+    ),
+    (
+        "ttft.in_log: ttft - log prompt time <= {ttft.in_log.overhead_ms} ms",
+        lambda d, p: _fmt(_extreme(d.get("ttft.in_log", {}).get("first_token_delay_ms"))),
+    ),
+    (
+        "sentence.in_log: |client (total - ttft) - log eval time| <= {sentence.in_log.noise_ms} ms",
+        lambda d, p: _fmt(_extreme(d.get("sentence.in_log", {}).get("generation_residual_ms"))),
+    ),
+    (
+        "sentence.in_log: ttft - log prompt time <= {sentence.in_log.overhead_ms} ms",
+        lambda d, p: _fmt(_extreme(d.get("sentence.in_log", {}).get("first_token_delay_ms"))),
+    ),
+    (
+        "prefill.in_log: ttft - log prompt time <= {prefill.in_log.overhead_ms} ms",
+        lambda d, p: _fmt(_extreme(d.get("prefill.in_log", {}).get("first_token_delay_ms"))),
+    ),
+    (
+        "cache.in_log: ttft - log prompt time <= {cache.in_log.overhead_ms} ms",
+        lambda d, p: _fmt(_extreme(d.get("cache.in_log", {}).get("first_token_delay_ms"))),
+    ),
+    (
+        "chunks.in_stream: |last - first fragment - predicted_ms| <= {chunks.in_stream.noise_ms} ms",
+        lambda d, p: _fmt(_ratio(d, "chunks.in_stream", "span_residual_ms")),
+    ),
+    (
+        "cancel.in_log: log cancel - launch - closed_at in -{cancel.in_log.early_ms}..{cancel.in_log.late_ms} ms",
+        lambda d, p: _fmt(_ratio(d, "cancel.in_log", "cancel_seen_residual_ms")),
+    ),
+    (
+        "cancel.in_log: log release - launch - (closed_at + idle) <= {cancel.in_log.early_ms} ms",
+        lambda d, p: _fmt(_ratio(d, "cancel.in_log", "release_residual_ms")),
+    ),
+    (
+        "log.intact: print time - launch - block's total in -{log.intact.clock_slack_ms}..{log.intact.max_print_delay_ms} ms",
+        lambda d, p: "{}..{}".format(
+            *(d.get("log.intact", {}).get("print_delay_ms") or ["—", "—"])
+        ),
+    ),
+    (
+        "log.plausible: fastest prefill / median >= 1/{log.plausible.max_speedup}",
+        lambda d, p: _fmt(_ratio(d, "log.plausible", "fastest_prefill_share"), 3),
+    ),
+    (
+        "log.plausible: fastest decode / median >= 1/{log.plausible.max_speedup}",
+        lambda d, p: _fmt(_ratio(d, "log.plausible", "fastest_decode_share"), 3),
+    ),
+    (
+        "sse.one_response: content events / predicted_n >= {sse.one_response.min_content_fraction}",
+        lambda d, p: _fmt(_ratio(d, "sse.one_response", "content_per_token"), 3),
+    ),
 ]
 
 
-def measures(folder: Path, settings: dict) -> dict[str, str]:
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
-    artifacts = load_artifacts(LAB, str(folder), {}, rubric.make_limits())
-    value = {name: a.value for name, a in artifacts.items()}
-    prefill, cache, cancel, log = value["prefill"], value["cache"], value["cancel"], value["log"]
-    out: dict[str, str] = {}
-    p = settings["prefill.cache_off"]
-    fractions = [
-        e["prompt_n"] / full
-        for e in prefill
-        if (full := _full_size_from_log(log, e, p["log_tolerance_ms"]))
-    ]
-    out[
-        "prefill.cache_off: prompt_n / whole prompt in log (>= {})".format(p["min_full_fraction"])
-    ] = f"{min(fractions):.3f}"
-    reference = max(cache["first"]["prompt_n"], cache["changed_prefix"]["prompt_n"])
-    out[
-        "prefill.cache_off: 12-doc prompt_n / cache prompt (>= {})".format(
-            p["min_cache_prompt_fraction"]
-        )
-    ] = f"{prefill[-1]['prompt_n'] / reference:.3f}"
-    out["prefill.cache_off: smallest prompt_n (>= {})".format(p["min_prompt_tokens"])] = str(
-        min(e["prompt_n"] for e in prefill)
-    )
-    ctx = Context(artifacts, {}, "margins")
-    full = _full_prompt(ctx)
-    out[
-        "cache.first_is_miss: first / whole (>= {})".format(
-            settings["cache.first_is_miss"]["min_full_fraction"]
-        )
-    ] = f"{cache['first']['prompt_n'] / full:.3f}"
-    h = settings["cache.hit_faster"]
-    out["cache.hit_faster: second / first prompt_n (<= {})".format(h["max_hit_fraction"])] = (
-        f"{cache['second']['prompt_n'] / cache['first']['prompt_n']:.3f}"
-    )
-    out["cache.hit_faster: second / first ttft (< {})".format(h["max_ttft_ratio"])] = (
-        f"{cache['second']['ttft_ms'] / cache['first']['ttft_ms']:.3f}"
-    )
-    r = settings["cache.prefix_breaks_reuse"]["min_recompute_fraction"]
-    out[f"cache.prefix_breaks_reuse: changed / whole (>= {r})"] = (
-        f"{cache['changed_prefix']['prompt_n'] / full:.3f}"
-    )
-    c = settings["cancel.interrupted"]
-    out[
-        "cancel.interrupted: closed_at_ms ({}..{})".format(c["close_min_ms"], c["close_max_ms"])
-    ] = f"{cancel['closed_at_ms']:.0f}"
-    per_token, _ = decode_ms_per_token(value["ttft"], value["sse"], cancel)
-    rest = (cancel["max_tokens"] - cancel["received_tokens"]) * per_token
-    f = settings["cancel.slot_freed"]["max_idle_fraction"]
-    out[f"cancel.slot_freed: idle / rest of answer (<= {f})"] = (
-        f"{cancel['slot_idle_after_ms'] / rest:.4f}"
-    )
-    return out
+def real_captures() -> list[Path]:
+    """Every real capture of the repository: the test copies of the shared fixtures, and
+    the real samples (those listed as such in sample_submissions/REAL.json)."""
+    folders = sorted(p for p in (ROOT / "tests" / "data" / "real").iterdir() if p.is_dir())
+    listing = ROOT / "sample_submissions" / "REAL.json"
+    if listing.is_file():
+        folders += [ROOT / "sample_submissions" / n for n in json.loads(listing.read_text())]
+    return folders
 
 
 def main() -> None:
-    names = sys.argv[1:] or REAL
-    settings = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids()).settings()
-    table = {
-        name: measures(
-            ROOT / "sample_submissions" / name if "/" not in name else Path(name), settings
-        )
-        for name in names
-    }
-    rows = list(next(iter(table.values())))
-    print("| threshold | " + " | ".join(names) + " |")
-    print("|---" * (len(names) + 1) + "|")
-    for row in rows:
-        print(f"| {row} | " + " | ".join(table[n][row] for n in names) + " |")
+    folders = [Path(a) for a in sys.argv[1:]] or real_captures()
+    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+    settings = rubric.settings()
+    params = {f"{cid}.{k}": v for cid, entry in settings.items() for k, v in entry.items()}
+    print("| threshold | " + " | ".join(f.name for f in folders) + " |")
+    print("|---" * (len(folders) + 1) + "|")
+    data = {}
+    for folder in folders:
+        result = grade(LAB, str(folder), rubric)
+        data[folder] = {c.id: c.data for c in result.checks}
+    for label, value in ROWS:
+        shown = re.sub(r"\{([^}]+)\}", lambda m: str(params.get(m.group(1), "?")), label)
+        print(f"| {shown} | " + " | ".join(value(data[f], params) for f in folders) + " |")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,13 @@ from grader.rubric import Rubric, load_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_submissions"
-CORRECT = SAMPLES / "correct"
+REAL = ROOT / "tests" / "data" / "real"
+"""The real llama-server captures of ../shared/fixtures/real, byte for byte, with their
+EXPECTED.json. Unlike the published samples they are not in the sample registry, so a
+copy of one stands for a student's own honest run."""
+CORRECT = REAL / "correct"
 EXPECTED: dict[str, dict[str, object]] = json.loads((SAMPLES / "EXPECTED.json").read_text("utf-8"))
+REAL_EXPECTED: dict[str, dict[str, object]] = json.loads((REAL / "EXPECTED.json").read_text("utf-8"))
 
 
 @cache

@@ -35,7 +35,7 @@ def test_runtime_hostile_case_gets_its_verdict(name: str, grade_folder, tmp_path
     _, mutation, must, may = make_hostile.RUNTIME_CASES[name]
     folder = make_hostile.build(tmp_path / name, mutation)
     result = graded_without_hanging(grade_folder, folder)
-    assert_verdict(result, {"must_fail": must, "may_fail": may})
+    assert_verdict(result, make_hostile.verdict(must, may))
     for check_id in must:
         assert check_of(result, check_id).message  # a specific message, not just a status
 

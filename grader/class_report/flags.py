@@ -30,7 +30,10 @@ class Flag:
 def _matches(rule: FlagRule, row: CheckRow) -> bool:
     if row.id not in rule.checks or row.status != rule.status:
         return False
-    return rule.note is None or (row.message_id or "").endswith(f".{rule.note}")
+    message_id = row.message_id or ""
+    if rule.except_note is not None and message_id.endswith(f".{rule.except_note}"):
+        return False
+    return rule.note is None or message_id.endswith(f".{rule.note}")
 
 
 def flags_of(student: Student, rules: Iterable[FlagRule]) -> tuple[Flag, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ class CheckRow:
     expected: str | None = None
     found: str | None = None
     message_id: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    """The measurements the check recorded (`checks[].data`)."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class Student:
     lab: str = ""
     grader_version: str = ""
     rubric_version: str = ""
+    digests: dict[str, str] = field(default_factory=dict)
+    """Artifact name -> sha256 of the file's bytes, for every file that was read."""
 
     def check(self, check_id: str) -> CheckRow | None:
         return next((c for c in self.checks if c.id == check_id), None)
@@ -130,6 +134,9 @@ def _check_row(data: Any, index: int) -> CheckRow:
     for key in ("expected", "found"):
         if isinstance(data.get(key), (dict, list)):
             raise BadShape(f"checks[{index}].{key} is not a plain value")
+    measurements = data.get("data", {})
+    if not isinstance(measurements, dict):
+        raise BadShape(f"checks[{index}].data is not an object")
     return CheckRow(
         id=check_id or "",
         title=text_of(data.get("title"), f"checks[{index}].title") or check_id or "",
@@ -143,7 +150,19 @@ def _check_row(data: Any, index: int) -> CheckRow:
         expected=_value_text(data.get("expected")),
         found=_value_text(data.get("found")),
         message_id=text_of(data.get("message_id"), f"checks[{index}].message_id"),
+        data=measurements,
     )
+
+
+def _digests(artifacts: Any) -> dict[str, str]:
+    """Artifact name -> sha256 of every artifact whose file was read."""
+    out: dict[str, str] = {}
+    for artifact in artifacts if isinstance(artifacts, list) else []:
+        if isinstance(artifact, dict):
+            name, sha = artifact.get("name"), artifact.get("sha256")
+            if isinstance(name, str) and isinstance(sha, str):
+                out[name] = sha
+    return out
 
 
 def _file_problems(artifacts: Any) -> tuple[str, ...]:
@@ -189,6 +208,7 @@ def student_of(result_id: str, data: Any) -> Student:
         lab=str(data.get("lab") or ""),
         grader_version=str(data.get("grader_version") or ""),
         rubric_version=str(data.get("rubric_version") or ""),
+        digests=_digests(data.get("artifacts")),
     )
 
 

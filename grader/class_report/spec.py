@@ -53,7 +53,8 @@ class FlagRule:
     Every check of the student's result whose id is in `checks` and whose status is
     `status` raises one flag of kind `key` (its message is the evidence), provided every
     check in `if_passed` passed. With `note`, only a check whose message id ends in
-    `.<note>` counts (a passing check that said, e.g., "unconfirmed"). `strong`: the
+    `.<note>` counts (a passing check that said, e.g., "unconfirmed"), and with
+    `except_note` a check whose message id ends in it does not. `strong`: the
     files contradict their source; otherwise the flag is only worth a look. `label` is
     the catalog id of the flag's description, in the spec's `messages_package`.
     """
@@ -65,6 +66,26 @@ class FlagRule:
     status: str = "failed"
     note: str | None = None
     if_passed: tuple[str, ...] = ()
+    except_note: str | None = None
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """What makes two students' submissions one run handed in twice.
+
+    `files`: artifacts whose bytes no two honest runs share (a shared sha256 is the
+    same file); `ids`: (check id, data key) of recorded identifiers unique to a run (a
+    stream's chatcmpl id); `timings`: (check id, data key) of recorded times, each a
+    number or a list of numbers, compared position by position. Two students are a
+    pair when they share a file or an id, or when more than `max_near` of their timings
+    lie within `near` (relative) of each other.
+    """
+
+    files: tuple[str, ...] = ()
+    ids: tuple[tuple[str, str], ...] = ()
+    timings: tuple[tuple[str, str], ...] = ()
+    near: float = 0.005
+    max_near: int = 5
 
 
 @dataclass(frozen=True)
@@ -72,12 +93,14 @@ class ClassReportSpec:
     """What the class report knows of one lab: its physics charts and its integrity flags.
 
     `physics` None: no physics charts. `flags`: in the order the page lists them.
+    `pairs`: how to tell two students who handed in one run (None: no comparison).
     `messages_package`: the package whose `messages/<lang>.toml` holds the flag labels.
     """
 
     physics: PhysicsSpec | None = None
     flags: tuple[FlagRule, ...] = ()
     messages_package: str | None = None
+    pairs: PairSpec | None = None
 
     @property
     def flag_labels(self) -> dict[str, str]:

@@ -183,9 +183,9 @@ _PERF_TOTAL = re.compile(
 _CANCEL = re.compile(r"\bcancel task\b")
 _ID_TASK = re.compile(r"_(?:task(?<=id_task)|id(?<=task_id))\"?\s*[:=]\s*(-?\d{1,18})(?!\d)")
 """`id_task = 12` (cancel line), `"id_task":12` (JSON), `id_task=12` (key=value), `task_id`."""
-_STOP = re.compile(r"stop processing: n_(?:tokens|past) = (\d{1,18})(?!\d)")
+_STOP = re.compile(r"stop processing: (n_(?:tokens|past)) = (\d{1,18})(?!\d)")
 _SLOT_RELEASED = re.compile(r"\bslot released\b")
-_N_PAST = re.compile(r"\bn_past\"?\s*[:=]\s*(\d{1,18})(?!\d)")
+_N_PAST = re.compile(r"\b(n_past)\"?\s*[:=]\s*(\d{1,18})(?!\d)")
 _PROCESSING = re.compile(r"\bprocessing task\b")
 
 # Start-up lines, in every era's wording (see the module docstring).
@@ -442,7 +442,8 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
             elif "slot released" in line and _SLOT_RELEASED.search(line) is not None:
                 count = _N_PAST.search(line)
             if count is not None:
-                releases.append(Release(number, own_task, int(count.group(1)), time_ms, prefixed))
+                n_tokens, counter = int(count.group(2)), count.group(1)
+                releases.append(Release(number, own_task, n_tokens, time_ms, prefixed, counter))
                 task_event = True
             elif "processing task" in line and own_task >= 0 and _PROCESSING.search(line):
                 launches.append(Launch(number, own_task, time_ms, prefixed))

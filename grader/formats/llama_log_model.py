@@ -73,6 +73,9 @@ class Release:
     prompt plus the generated tokens minus one."""
     time_ms: float | None = None
     prefixed: bool = False
+    counter: str = "n_tokens"
+    """The word the line counts with: `n_tokens` since llama.cpp PR 16818 (Oct 2025),
+    `n_past` before; it dates the server."""
 
 
 @dataclass(frozen=True)

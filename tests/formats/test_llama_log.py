@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from grader.formats.llama_log import ServerLog, TaskTiming, scan_log
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-REAL_CORRECT = DATA / "real_correct_server.log"
-REAL_NO_CLOSE = DATA / "real_no_close_server.log"
+REAL_CORRECT = DATA / "real" / "correct" / "server.log"
+REAL_NO_CLOSE = DATA / "real" / "no_close_on_cancel" / "server.log"
 
 # 2026 (b1-0c1e570) lines, verbatim from the real captures.
 PROMPT_65 = (

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from grader.formats.sse import Event, Field, Stream, parse_event_stream
 
-REAL_CAPTURE = Path(__file__).resolve().parent.parent / "data" / "real_correct_sse_raw.txt"
+REAL_CAPTURE = Path(__file__).resolve().parent.parent / "data" / "real" / "correct" / "sse_raw.txt"
 
 # -- line ends -----------------------------------------------------------------------------
 

@@ -1,0 +1,149 @@
+"""Corroboration: how a number a student wrote is compared with the server's own record.
+
+The server log prints every finished request's timing block with two decimals; the
+stream's `timings` carry three; a student may round to 0.1 ms or to whole ms. Two
+numbers *agree* when they differ by no more than the rounding of each as written (half
+a unit of its last digit: 624.9 agrees with 624.87, and 625 does too) plus, for a time
+the client measured itself, the noise of the pod (rubric: `noise_ms`).
+
+The digits a student wrote are recovered from the number itself: the shortest repr of
+a float has at most as many decimals as were written (224.80 reads back as 224.8), so
+the tolerance is never tighter than the student's own rounding.
+
+Matching is one-to-one: five ttft runs must be five different requests of the log, not
+one request five times; `match` finds such an assignment when one exists (a small
+bipartite matching; a lab has at most a few dozen requests).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from grader.formats.llama_log import ServerLog, TaskTiming
+
+Item = TypeVar("Item")
+
+
+def resolution(value: float | int) -> float:
+    """Half a unit of the last written digit of `value`: 0.05 for 624.9, 0.5 for 625."""
+    if isinstance(value, int) or float(value).is_integer():
+        return 0.5
+    text = repr(float(value))
+    if "e" in text or "E" in text:  # 1e-05: as precise as it gets
+        mantissa, _, exponent = text.lower().partition("e")
+        decimals = len(mantissa.partition(".")[2]) - int(exponent)
+        return 0.5 * 10.0 ** (-decimals)
+    return 0.5 * 10.0 ** (-len(text.partition(".")[2]))
+
+
+def agree(a: float, b: float, noise: float = 0.0) -> bool:
+    """`a` and `b` are the same quantity, each rounded as written, up to `noise`."""
+    return abs(a - b) <= resolution(a) + resolution(b) + noise + 1e-9
+
+
+def match(
+    items: Sequence[Item],
+    candidates: Sequence[TaskTiming],
+    fits: Callable[[Item, TaskTiming], bool],
+    cost: Callable[[Item, TaskTiming], float] | None = None,
+) -> tuple[list[TaskTiming] | None, int]:
+    """Give every item its own candidate that `fits` it, if that is possible.
+
+    With `cost`, the closest pairs are taken first (so each run gets the request it
+    really was, not merely one within tolerance); when that greedy choice leaves an item
+    without a candidate, any assignment is searched for (Kuhn's augmenting paths: items x
+    candidates is tiny). Returns (the candidate of each item, -1), or (None, index of an
+    item for which no assignment exists: the first one that fits no candidate at all,
+    else the first that cannot get one of its own).
+    """
+    options = [[j for j, c in enumerate(candidates) if fits(item, c)] for item in items]
+    for index, found in enumerate(options):
+        if not found:
+            return None, index
+    if cost is not None:
+        pairs = sorted(
+            (cost(items[i], candidates[j]), i, j) for i, found in enumerate(options) for j in found
+        )
+        greedy: dict[int, int] = {}
+        for _, i, j in pairs:
+            if i not in greedy and j not in greedy.values():
+                greedy[i] = j
+        if len(greedy) == len(items):
+            return [candidates[greedy[i]] for i in range(len(items))], -1
+    owner: dict[int, int] = {}
+
+    def place(index: int, seen: set[int]) -> bool:
+        for j in options[index]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner or place(owner[j], seen):
+                owner[j] = index
+                return True
+        return False
+
+    for index in range(len(items)):
+        if not place(index, set()):
+            return None, index
+    chosen: list[TaskTiming | None] = [None] * len(items)
+    for j, index in owner.items():
+        chosen[index] = candidates[j]
+    return [c for c in chosen if c is not None], -1
+
+
+def match_in_order(
+    items: Sequence[Item],
+    candidates: Sequence[TaskTiming],
+    fits: Callable[[Item, TaskTiming], bool],
+) -> tuple[list[TaskTiming] | None, int]:
+    """Like `match`, for items the lab sends one after another: each item's candidate
+    comes later in the log than the one before's. Taking the earliest that fits is
+    optimal (it leaves the most room for the items after it)."""
+    chosen: list[TaskTiming] = []
+    after = -1
+    for index, item in enumerate(items):
+        found = next((c for c in candidates if c.line > after and fits(item, c)), None)
+        if found is None:
+            return None, index
+        chosen.append(found)
+        after = found.line
+    return chosen, -1
+
+
+def blocks(log: ServerLog) -> list[TaskTiming]:
+    """The finished requests of the log that can corroborate a number: those whose
+    timing block has its `eval time` line (a request's whole account)."""
+    return [t for t in log.timings if t.eval_ms is not None and t.eval_n is not None]
+
+
+def nearest(
+    candidates: Sequence[TaskTiming], tokens: int | None, generated_ms: float
+) -> TaskTiming | None:
+    """The request whose `eval time` comes closest to `generated_ms`, among those that
+    generated `tokens` tokens (any count when None): what a message shows as the nearest
+    evidence."""
+    pool = [t for t in candidates if tokens is None or t.eval_n == tokens]
+    return min(pool, key=lambda t: abs((t.eval_ms or 0) - generated_ms), default=None)
+
+
+def task_name(timing: TaskTiming) -> str:
+    """How a message names a request of the log: its task id, else its line."""
+    return f"task {timing.task}" if timing.task is not None else f"line {timing.line}"
+
+
+def first_token_fits(ttft_ms: float, timing: TaskTiming, overhead_ms: float) -> bool:
+    """A client's first token comes after the server computed the prompt, and not much
+    later: the HTTP round trip and the chat template, never a second prefill."""
+    lower = timing.prompt_ms - resolution(timing.prompt_ms) - resolution(ttft_ms)
+    return lower - 1e-9 <= ttft_ms <= timing.prompt_ms + overhead_ms + resolution(ttft_ms)
+
+
+def generation_fits(client_ms: float, timing: TaskTiming, noise_ms: float) -> bool:
+    """The client's time from first token to end agrees with the server's `eval time`."""
+    return timing.eval_ms is not None and agree(client_ms, timing.eval_ms, noise_ms)
+
+
+def finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

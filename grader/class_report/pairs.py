@@ -1,0 +1,144 @@
+"""Class-wide integrity: pairs of students whose submissions are one run handed in twice.
+
+Each submission is checked alone against its own server log; a copy of a classmate's
+run passes that test, so the class is compared as a whole. The evidence is the lab's
+(`PairSpec`): a file no two honest runs share byte for byte, an identifier unique to a
+run, or many timings near-identical. A pair is a reason to look, with its evidence, not
+a verdict; each of the two is told who the other is.
+
+Linear in the class for shared files and ids (buckets by value); for timings, one sorted
+sweep per timing position, so only near neighbours are ever compared.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from grader.class_report.results import Student
+from grader.class_report.spec import PairSpec
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two students and what they share: files (artifact names), identifiers, and how
+    many of how many compared timings are near-identical."""
+
+    a: str
+    b: str
+    files: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
+    near: int = 0
+    compared: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "files": list(self.files),
+            "ids": list(self.ids),
+            "near_timings": self.near,
+            "compared_timings": self.compared,
+        }
+
+
+def _numbers(value: Any) -> list[float | None]:
+    items = value if isinstance(value, list) else [value]
+    return [
+        float(v)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        else None
+        for v in items
+    ]
+
+
+def timings_of(student: Student, spec: PairSpec) -> list[float | None]:
+    """The student's recorded timings, in the spec's order (None where absent)."""
+    out: list[float | None] = []
+    for check_id, key in spec.timings:
+        row = student.check(check_id)
+        out.extend(_numbers(row.data.get(key)) if row is not None else [None])
+    return out
+
+
+def _ids_of(student: Student, spec: PairSpec) -> set[str]:
+    found: set[str] = set()
+    for check_id, key in spec.ids:
+        row = student.check(check_id)
+        value = row.data.get(key) if row is not None else None
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and item:
+                found.add(item)
+    return found
+
+
+def _near_counts(vectors: dict[str, list[float | None]], near: float) -> dict[tuple[str, str], int]:
+    """Per pair of students, at how many positions their timings are within `near`."""
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    width = max((len(v) for v in vectors.values()), default=0)
+    for position in range(width):
+        column = sorted(
+            (v[position], sid)
+            for sid, v in vectors.items()
+            if position < len(v) and v[position] is not None and v[position] > 0
+        )
+        for i, (value, sid) in enumerate(column):
+            for other, oid in column[i + 1 :]:
+                if other - value > near * other:
+                    break
+                counts[(min(sid, oid), max(sid, oid))] += 1
+    return counts
+
+
+def find_pairs(students: Sequence[Student], spec: PairSpec | None) -> list[Pair]:
+    """Every pair of graded students that share a file, an id, or too many timings,
+    sorted by the pair's ids."""
+    if spec is None:
+        return []
+    graded = [s for s in students if s.gradable]
+    shared_files: dict[tuple[str, str], set[str]] = defaultdict(set)
+    shared_ids: dict[tuple[str, str], set[str]] = defaultdict(set)
+    buckets: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for student in graded:
+        for name in spec.files:
+            sha = student.digests.get(name)
+            if sha:
+                buckets[("file", name + "\0" + sha)].append(student.id)
+        for ident in _ids_of(student, spec):
+            buckets[("id", ident)].append(student.id)
+    for (kind, value), members in buckets.items():
+        for a, b in combinations(sorted(set(members)), 2):
+            target = shared_files if kind == "file" else shared_ids
+            target[(a, b)].add(value.split("\0")[0] if kind == "file" else value)
+    vectors = {s.id: timings_of(s, spec) for s in graded}
+    near = _near_counts(vectors, spec.near)
+    keys = set(shared_files) | set(shared_ids) | {k for k, n in near.items() if n > spec.max_near}
+    pairs = []
+    for a, b in sorted(keys):
+        compared = sum(
+            x is not None and y is not None for x, y in zip(vectors[a], vectors[b], strict=False)
+        )
+        pairs.append(
+            Pair(
+                a,
+                b,
+                tuple(sorted(shared_files.get((a, b), ()))),
+                tuple(sorted(shared_ids.get((a, b), ()))),
+                near.get((a, b), 0),
+                compared,
+            )
+        )
+    return pairs
+
+
+def partners(pairs: Iterable[Pair]) -> dict[str, list[Pair]]:
+    """Student id -> the pairs the student is in."""
+    out: dict[str, list[Pair]] = defaultdict(list)
+    for pair in pairs:
+        out[pair.a].append(pair)
+        out[pair.b].append(pair)
+    return dict(out)
