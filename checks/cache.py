@@ -6,6 +6,7 @@ from typing import Any
 
 from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
+from grader.params import Number
 
 
 def _full_prompt(ctx: Context) -> int:
@@ -21,7 +22,12 @@ def _full_prompt(ctx: Context) -> int:
     return max(sizes)
 
 
-@check("cache.first_is_miss", reads=("cache",), uses=("prefill",))
+@check(
+    "cache.first_is_miss",
+    reads=("cache",),
+    uses=("prefill",),
+    params={"min_full_fraction": Number(0, 1)},
+)
 def first_is_miss(ctx: Context) -> None:
     """The first long request computed the whole prompt (the "hi" request cleared the slot)."""
     first = ctx["cache"]["first"]["prompt_n"]
@@ -36,7 +42,11 @@ def first_is_miss(ctx: Context) -> None:
         )
 
 
-@check("cache.hit_faster", reads=("cache",))
+@check(
+    "cache.hit_faster",
+    reads=("cache",),
+    params={"max_hit_fraction": Number(0, 1), "max_ttft_ratio": Number(0, 1)},
+)
 def hit_faster(ctx: Context) -> None:
     """The second identical request reused the prefix: few prompt tokens, earlier first token."""
     first, second = ctx["cache"]["first"], ctx["cache"]["second"]
@@ -59,7 +69,12 @@ def hit_faster(ctx: Context) -> None:
         )
 
 
-@check("cache.prefix_breaks_reuse", reads=("cache",), uses=("prefill",))
+@check(
+    "cache.prefix_breaks_reuse",
+    reads=("cache",),
+    uses=("prefill",),
+    params={"min_recompute_fraction": Number(0, 1)},
+)
 def prefix_breaks_reuse(ctx: Context) -> None:
     """A new first line made the server recompute about the whole prompt, slower than the hit."""
     cache = ctx["cache"]

@@ -6,9 +6,18 @@ from typing import Any
 
 from checks.numbers import medians
 from grader.engine import Context, Fail, check
+from grader.params import Integer, Number
 
 
-@check("cancel.interrupted", reads=("cancel",))
+@check(
+    "cancel.interrupted",
+    reads=("cancel",),
+    params={
+        "max_tokens": Integer(1, 1_000_000),
+        "close_min_ms": Number(0, 3_600_000),
+        "close_max_ms": Number(0, 3_600_000),
+    },
+)
 def interrupted(ctx: Context) -> None:
     """The long answer was cut off: some tokens but not all, closed at about 0.5 s."""
     c = ctx["cancel"]
@@ -60,7 +69,12 @@ def decode_ms_per_token(ttft: Any, sse: Any, cancel: Any) -> tuple[float, str]:
     return cancel["closed_at_ms"] / max(cancel["received_tokens"], 1), "cancel.json"
 
 
-@check("cancel.slot_freed", reads=("cancel",), uses=("ttft", "sse"))
+@check(
+    "cancel.slot_freed",
+    reads=("cancel",),
+    uses=("ttft", "sse"),
+    params={"max_idle_fraction": Number(0, 1)},
+)
 def slot_freed(ctx: Context) -> None:
     """The slot went idle soon after the close, not after generating the rest of the answer."""
     c = ctx["cancel"]

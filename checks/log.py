@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from grader.engine import Context, Fail, Note, check
+from grader.params import Number
 
 
 @check("log.cancel_task", reads=("log",))
@@ -33,7 +34,12 @@ def _measurements(ctx: Context) -> list[tuple[str, str, int, float | None]]:
     return found
 
 
-@check("log.matches_measurements", reads=("log",), uses=("prefill", "cache"))
+@check(
+    "log.matches_measurements",
+    reads=("log",),
+    uses=("prefill", "cache"),
+    params={"prompt_ms_tolerance": Number(0, 60_000)},
+)
 def matches_measurements(ctx: Context) -> Note | None:
     """The prompt sizes in the JSON files appear in the log's per-task timing lines."""
     log = ctx["log"]

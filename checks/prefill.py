@@ -7,9 +7,14 @@ from typing import Any
 
 from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
+from grader.params import Integer, ListOf, Number
 
 
-@check("prefill.doc_counts", reads=("prefill",))
+@check(
+    "prefill.doc_counts",
+    reads=("prefill",),
+    params={"docs": ListOf(Integer(0, 10_000), 1, 100)},
+)
 def doc_counts(ctx: Context) -> None:
     """One entry each for 0, 4 and 12 documents, in that order."""
     expected = list(ctx.param("docs"))
@@ -36,7 +41,11 @@ def grows_with_docs(ctx: Context) -> None:
                 )
 
 
-@check("prefill.ttft_covers_prefill", reads=("prefill",))
+@check(
+    "prefill.ttft_covers_prefill",
+    reads=("prefill",),
+    params={"tolerance_ms": Number(0, 60_000)},
+)
 def ttft_covers_prefill(ctx: Context) -> None:
     """The client's first token includes the server's prefill: ttft_ms >= prompt_ms."""
     slack = ctx.param("tolerance_ms")
@@ -62,7 +71,18 @@ def _full_size_from_log(log: Any, entry: dict[str, Any], tolerance_ms: float) ->
     return None
 
 
-@check("prefill.cache_off", reads=("prefill",), uses=("log", "cache"))
+@check(
+    "prefill.cache_off",
+    reads=("prefill",),
+    uses=("log", "cache"),
+    params={
+        "all_docs": Integer(0, 10_000),
+        "min_full_fraction": Number(0, 1),
+        "log_tolerance_ms": Number(0, 60_000),
+        "min_cache_prompt_fraction": Number(0, 1),
+        "min_prompt_tokens": Integer(0, 10_000_000),
+    },
+)
 def cache_off(ctx: Context) -> None:
     """prompt_n counts whole prompts, not the remainder a warm KV cache left to compute.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from checks.numbers import close, medians
 from grader.engine import Context, Fail, check
+from grader.params import Integer, Number
 
 
 @check("ttft.before_total", reads=("ttft",))
@@ -28,7 +29,7 @@ def before_total(ctx: Context) -> None:
         )
 
 
-@check("ttft.medians", reads=("ttft",))
+@check("ttft.medians", reads=("ttft",), params={"tolerance_ms": Number(0, 60_000)})
 def p50_are_medians(ctx: Context) -> None:
     """ttft_p50 and total_p50 are the medians (3rd of 5 sorted) of the runs."""
     ttft = ctx["ttft"]
@@ -45,7 +46,11 @@ def p50_are_medians(ctx: Context) -> None:
             )
 
 
-@check("ttft.tokens", reads=("ttft",))
+@check(
+    "ttft.tokens",
+    reads=("ttft",),
+    params={"runs": Integer(1, 1000), "max_tokens": Integer(1, 1_000_000)},
+)
 def tokens(ctx: Context) -> None:
     """Five runs, each with 1..max_tokens generated tokens."""
     runs = ctx["ttft"]["runs"]

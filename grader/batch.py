@@ -333,10 +333,10 @@ def load_lab(lab_ref: str) -> tuple[Any, str]:
 
 def load_lab_rubric(lab_ref: str, rubric_path: str | None) -> tuple[Any, Any]:
     """The lab and its rubric (`rubric_path`, or the lab's own); may raise `RubricError`."""
-    from grader.rubric import load_rubric
+    from grader.rubric import load_lab_rubric
 
     lab, package = load_lab(lab_ref)
-    return lab, load_rubric(rubric_path, package, lab.rubric_file, lab.all_check_ids())
+    return lab, load_lab_rubric(lab, rubric_path, package)
 
 
 def _init_worker(

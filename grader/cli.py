@@ -111,13 +111,13 @@ def _check(args: argparse.Namespace) -> int:
     from grader.grade import NotGradable, catalog_for, grade, not_gradable
     from grader.i18n import language_from_environment
     from grader.render import RenderOptions, renderer
-    from grader.rubric import RubricError, load_rubric
+    from grader.rubric import RubricError, load_lab_rubric
 
     lang = args.lang or language_from_environment()
     try:
-        rubric = load_rubric(args.rubric, "checks", LAB.rubric_file, LAB.all_check_ids())
+        rubric = load_lab_rubric(LAB, args.rubric, "checks")
     except RubricError as exc:
-        print(f"grader: {exc}", file=sys.stderr)
+        print(f"grader: {exc.text(catalog_for(LAB, lang))}", file=sys.stderr)
         return EXIT_NOT_GRADED
     overrides = {"log": args.server_log} if args.server_log else {}
     try:
@@ -140,9 +140,9 @@ def _list_checks() -> int:
     from checks import LAB
     from grader.grade import catalog_for
     from grader.i18n import language_from_environment
-    from grader.rubric import load_rubric
+    from grader.rubric import load_lab_rubric
 
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids()).settings()
+    rubric = load_lab_rubric(LAB, None, "checks").settings()
     catalog = catalog_for(LAB, language_from_environment())
     for spec in LAB.artifacts:
         title = catalog.text("engine.schema_check.title", {"file": spec.filename})

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from grader.loading import Artifact, ArtifactSpec
+from grader.params import ParamSpec
 from grader.problems import Location, Param, Term
 
 Status = Literal["passed", "failed", "skipped", "error"]
@@ -64,6 +65,9 @@ class Check:
     reads: tuple[str, ...]
     uses: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+    # the rubric parameters the check reads, each with its type and range; the rubric
+    # validator refuses a rubric that gives others or gives these wrong
+    params: Mapping[str, ParamSpec] = field(default_factory=dict)
 
     @property
     def artifact(self) -> str | None:
@@ -71,12 +75,19 @@ class Check:
 
 
 def check(
-    id: str, *, reads: Iterable[str], uses: Iterable[str] = (), after: Iterable[str] = ()
+    id: str,
+    *,
+    reads: Iterable[str],
+    uses: Iterable[str] = (),
+    after: Iterable[str] = (),
+    params: Mapping[str, ParamSpec] | None = None,
 ) -> Callable[[Callable[[Context], Note | None]], Check]:
-    """Declare a check; the decorated function becomes a `Check` value in its module."""
+    """Declare a check; the decorated function becomes a `Check` value in its module.
+
+    `params` declares each rubric parameter the check reads (`grader.params`)."""
 
     def wrap(func: Callable[[Context], Note | None]) -> Check:
-        return Check(id, func, tuple(reads), tuple(uses), tuple(after))
+        return Check(id, func, tuple(reads), tuple(uses), tuple(after), params=dict(params or {}))
 
     return wrap
 
@@ -103,6 +114,10 @@ class Lab:
 
     def all_check_ids(self) -> list[str]:
         return [f"{a.name}.schema" for a in self.artifacts] + [c.id for c in self.checks]
+
+    def parameters(self) -> dict[str, Mapping[str, ParamSpec]]:
+        """Each check id's declared rubric parameters (none for the `.schema` checks)."""
+        return {c.id: c.params for c in self.checks}
 
 
 class Context:

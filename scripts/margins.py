@@ -20,7 +20,7 @@ from checks.cancel import decode_ms_per_token  # noqa: E402
 from checks.prefill import _full_size_from_log  # noqa: E402
 from grader.engine import Context  # noqa: E402
 from grader.grade import load_artifacts  # noqa: E402
-from grader.rubric import load_rubric  # noqa: E402
+from grader.rubric import load_lab_rubric  # noqa: E402
 
 REAL = [
     "correct",
@@ -32,7 +32,7 @@ REAL = [
 
 
 def measures(folder: Path, settings: dict) -> dict[str, str]:
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+    rubric = load_lab_rubric(LAB, None, "checks")
     artifacts = load_artifacts(LAB, str(folder), {}, rubric.make_limits())
     value = {name: a.value for name, a in artifacts.items()}
     prefill, cache, cancel, log = value["prefill"], value["cache"], value["cancel"], value["log"]
@@ -88,7 +88,7 @@ def measures(folder: Path, settings: dict) -> dict[str, str]:
 
 def main() -> None:
     names = sys.argv[1:] or REAL
-    settings = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids()).settings()
+    settings = load_lab_rubric(LAB, None, "checks").settings()
     table = {
         name: measures(
             ROOT / "sample_submissions" / name if "/" not in name else Path(name), settings

@@ -13,7 +13,7 @@ import pytest
 from checks import LAB
 from grader.grade import grade
 from grader.result import Result
-from grader.rubric import Rubric, load_rubric
+from grader.rubric import Rubric, load_lab_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_submissions"
@@ -25,13 +25,13 @@ EXPECTED: dict[str, dict[str, object]] = json.loads((SAMPLES / "EXPECTED.json").
 def graded(name: str) -> Result:
     """The result of a bundled sample with the lab's rubric, graded once per test run."""
     return grade(
-        LAB, str(SAMPLES / name), load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+        LAB, str(SAMPLES / name), load_lab_rubric(LAB, None, "checks")
     )
 
 
 @pytest.fixture(scope="session")
 def rubric() -> Rubric:
-    return load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+    return load_lab_rubric(LAB, None, "checks")
 
 
 @pytest.fixture

@@ -137,7 +137,7 @@ def test_colour_always_paints_the_marks(capsys) -> None:
 
 def test_bad_rubric_is_exit_2_with_the_check_named(capsys, tmp_path: Path) -> None:
     rubric = tmp_path / "rubric.toml"
-    rubric.write_text('lab = "x"\nversion = "1"\n[checks."no.such"]\npoints = 1\n', "utf-8")
+    rubric.write_text('lab = "first-token"\nversion = "1"\n[checks."no.such"]\npoints = 1\n')
     code, _, err = run(capsys, "check", str(CORRECT), "--rubric", str(rubric))
     assert code == 2 and "no.such" in err
 
