@@ -55,10 +55,13 @@ without grading that submission again, and puts it in the gradebook as it is (a 
 that is not valid JSON or not a result is graded again). Results are trusted as they
 are: after changing the rubric or the language, run without `--resume`.
 
-Exit status: 0 every submission was graded (whatever the scores), 1 some submission could
-not be graded, 2 bad usage (a PATH that does not exist, an unusable rubric, `--out` that
-is not a folder). The progress bar (count, rate, ETA) goes to stderr only when stderr is
-a terminal, and not with `--no-progress`; a one-line summary goes to stderr at the end.
+Exit status (`grader.exits`): 0 every submission was graded (whatever the scores), 1 some
+submission could not be graded, 2 bad usage (a PATH that does not exist, an unusable
+rubric, `--out` that is not a folder), 3 the grader failed on some submission (a check
+crashed, a worker died, an exception): those results say `grader_error`.
+
+The progress bar (count, rate, ETA) goes to stderr only when stderr is a terminal, and
+not with `--no-progress`; a one-line summary goes to stderr at the end.
 """
 
 from __future__ import annotations
@@ -95,7 +98,7 @@ from grader.archives import (
 )
 from grader.atomic import write_atomic
 
-EXIT_ALL_GRADED, EXIT_SOME_NOT_GRADED, EXIT_USAGE = 0, 1, 2
+EXIT_ALL_GRADED, EXIT_SOME_NOT_GRADED, EXIT_USAGE, EXIT_GRADER_ERROR = 0, 1, 2, 3
 DEFAULT_LAB = "checks:LAB"  # the lab `grader` runs, as cli.py picks it; imported by name
 LANGUAGES = ["en", "ja", "ko", "zh"]
 STATUSES = ("passed", "failed", "skipped", "error")
@@ -312,6 +315,7 @@ class Row:
     max_score: float | None
     error: str
     checks: tuple[tuple[str, str, float], ...] = ()  # (check id, status, points)
+    grader_error: bool = False  # the grader failed here (a check crashed, a worker died)
 
 
 @dataclass
@@ -359,12 +363,15 @@ def row_of(task_id: str, data: Any) -> Row | None:
     """The row of a result as JSON data (fresh or read back), None if it is not one."""
     if not isinstance(data, dict) or not isinstance(data.get("gradable"), bool):
         return None
+    grader_error = data.get("grader_error", False)
+    if not isinstance(grader_error, bool):
+        return None
     if not data["gradable"]:
         errors = data.get("format_errors")
         if not isinstance(errors, list) or not all(isinstance(e, str) for e in errors):
             return None
         error = " ".join("; ".join(errors).split()) or "not gradable"
-        return Row(task_id, False, None, None, error)
+        return Row(task_id, False, None, None, error, grader_error=grader_error)
     score, max_score, found = data.get("score"), data.get("max_score"), data.get("checks")
     if not (_number(score) and _number(max_score) and isinstance(found, list)):
         return None
@@ -376,7 +383,9 @@ def row_of(task_id: str, data: Any) -> Row | None:
         if not (isinstance(cid, str) and status in STATUSES and _number(points)):
             return None
         checks.append((cid, status, float(points)))
-    return Row(task_id, True, float(score), float(max_score), "", tuple(checks))
+    return Row(
+        task_id, True, float(score), float(max_score), "", tuple(checks), grader_error
+    )
 
 
 def result_json(result: Any) -> str:
@@ -390,7 +399,9 @@ def _with_submission(result: Any, source: str) -> Any:
     return dataclasses.replace(result, submission=source)
 
 
-def _error_result(grading: _Grading, source: str, message: str) -> Any:
+def _error_result(
+    grading: _Grading, source: str, message: str, grader_error: bool = False
+) -> Any:
     from grader import __version__
     from grader.result import Result
 
@@ -401,6 +412,7 @@ def _error_result(grading: _Grading, source: str, message: str) -> Any:
         language=grading.lang,
         submission=source,
         errors=[message],
+        grader_error=grader_error,
     )
 
 
@@ -432,7 +444,7 @@ def grade_task(task: Task) -> Row:
         )
     except Exception as exc:
         message = f"the grader failed on this submission: {type(exc).__name__}: {exc}"
-        result = _error_result(grading, task.source, message)
+        result = _error_result(grading, task.source, message, grader_error=True)
     return _save(grading, task.id, _with_submission(result, task.source))
 
 
@@ -457,13 +469,13 @@ def _crashed(task: Task) -> Row:
         "the worker process grading this submission died (crash or killed, e.g. out of "
         "memory); it was graded alone again and died again"
     )
-    return _save(grading, task.id, _error_result(grading, task.source, message))
+    return _save(grading, task.id, _error_result(grading, task.source, message, True))
 
 
 def _failed(task: Task, exc: BaseException) -> Row:
     grading = _STATE["grading"]
     message = f"grading failed: {type(exc).__name__}: {exc}"
-    return _save(grading, task.id, _error_result(grading, task.source, message))
+    return _save(grading, task.id, _error_result(grading, task.source, message, True))
 
 
 def _run_pool(
@@ -685,6 +697,8 @@ class BatchReport:
 
     @property
     def exit_code(self) -> int:
+        if any(r.grader_error for r in self.rows):
+            return EXIT_GRADER_ERROR
         ok = all(r.gradable for r in self.rows)
         return EXIT_ALL_GRADED if ok else EXIT_SOME_NOT_GRADED
 
@@ -819,7 +833,8 @@ def add_batch_parser(subparsers: Any, lab: str = DEFAULT_LAB) -> argparse.Argume
         description=(
             "Grade every submission under the PATHs in parallel and write "
             "DIR/results/<id>.json, DIR/gradebook.csv and DIR/summary.json. "
-            "Exit status: 0 all graded, 1 some could not be graded, 2 bad usage."
+            "Exit status: 0 all graded, 1 some could not be graded, 2 bad usage, "
+            "3 the grader failed on some submission."
         ),
     )
     parser.add_argument(

@@ -146,6 +146,7 @@ def grade(
         summary=Summary(**counts),
         checks=[_check_result(o, catalog) for o in outcomes],
         artifacts=[_artifact_result(artifacts[a.name], catalog) for a in lab.artifacts],
+        grader_error=counts["error"] > 0,
     )
 
 
