@@ -97,6 +97,7 @@ from grader.archives import (
     extract_archive,
 )
 from grader.atomic import write_atomic
+from grader.visible import visible, visible_data, visible_path
 
 EXIT_ALL_GRADED, EXIT_SOME_NOT_GRADED, EXIT_USAGE, EXIT_GRADER_ERROR = 0, 1, 2, 3
 DEFAULT_LAB = "checks:LAB"  # the lab `grader` runs, as cli.py picks it; imported by name
@@ -389,8 +390,11 @@ def row_of(task_id: str, data: Any) -> Row | None:
 
 
 def result_json(result: Any) -> str:
-    """The result as `grader check --format json` writes it."""
-    return str(result.to_json())
+    """The result as `grader check --format json` writes it: every string visible text
+    (`grader.visible`), so it is valid UTF-8 whatever bytes the paths held."""
+    from grader.visible import visible_result
+
+    return str(visible_result(result).to_json())
 
 
 def _with_submission(result: Any, source: str) -> Any:
@@ -420,7 +424,7 @@ def _save(grading: _Grading, task_id: str, result: Any) -> Row:
     path = os.path.join(grading.results, task_id + ".json")
     text = result_json(result)
     try:
-        write_atomic(path, text.encode("utf-8", "replace"))  # "replace": undecodable names
+        write_atomic(path, text.encode("utf-8"))
     except OSError as exc:
         return Row(task_id, False, None, None, f"could not write {path}: {exc}")
     # the row comes from the JSON written, exactly as --resume will read it back
@@ -559,11 +563,11 @@ def gradebook_csv(rows: Sequence[Row], check_ids: Sequence[str]) -> bytes:
                 _num(row.score),
                 _num(row.max_score),
                 "true" if row.gradable else "false",
-                row.error,
+                visible(row.error),
                 *(_num(points.get(cid)) for cid in check_ids),
             ]
         )
-    return buffer.getvalue().encode("utf-8", "replace")
+    return buffer.getvalue().encode("utf-8")
 
 
 def _quantile(values: Sequence[float], q: float) -> float:
@@ -774,9 +778,9 @@ def run(
         archives = _archive_notes(finder, tasks)
         check_ids = lab.all_check_ids()
         write_atomic(os.path.join(out, "gradebook.csv"), gradebook_csv(ordered, check_ids))
-        summary = summary_dict(ordered, check_ids, archives)
+        summary = visible_data(summary_dict(ordered, check_ids, archives))
         text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
-        write_atomic(os.path.join(out, "summary.json"), text.encode("utf-8", "replace"))
+        write_atomic(os.path.join(out, "summary.json"), text.encode("utf-8"))
         if html is not None:  # now, while extracted archives still exist for the physics
             from pathlib import Path
 
@@ -888,11 +892,12 @@ def run_batch(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not os.path.exists(p)]
     for path in missing:
-        print(f"grader batch: no such file or folder: {path}", file=sys.stderr)
+        print(f"grader batch: no such file or folder: {visible_path(path)}", file=sys.stderr)
     if missing:
         return EXIT_USAGE
     if os.path.exists(args.out) and not os.path.isdir(args.out):
-        print(f"grader batch: --out {args.out} exists and is not a folder", file=sys.stderr)
+        out = visible_path(args.out)
+        print(f"grader batch: --out {out} exists and is not a folder", file=sys.stderr)
         return EXIT_USAGE
     try:
         load_lab_rubric(lab_ref, args.rubric)
@@ -902,7 +907,8 @@ def run_batch(args: argparse.Namespace) -> int:
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
-        print(f"grader batch: can't create --out {args.out}: {exc}", file=sys.stderr)
+        out = visible_path(args.out)
+        print(f"grader batch: can't create --out {out}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
         report = run(
@@ -929,7 +935,7 @@ def run_batch(args: argparse.Namespace) -> int:
         f"grader batch: {len(report.rows)} submissions, {graded} graded, "
         f"{len(report.rows) - graded} could not be graded ({report.resumed} kept from "
         f"--resume); graded {report.graded_now} in {report.seconds:.1f} s ({rate:.1f}/s); "
-        f"results in {args.out}",
+        f"results in {visible_path(args.out)}",
         file=sys.stderr,
     )
     return report.exit_code

@@ -94,19 +94,28 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 
 def say(text: str, prefix: str = "grader") -> None:
-    """One diagnostic line on stderr."""
-    print(f"{prefix}: {text}", file=sys.stderr)
+    """One diagnostic line on stderr, its control characters and odd bytes visible."""
+    from grader.visible import visible
+
+    print(f"{prefix}: {visible(text, keep_newlines=True)}", file=sys.stderr)
 
 
 def _write(text: str, output: str | None) -> None:
-    """Print, or replace `output` atomically (temporary file in its folder, then rename)."""
+    """Print as UTF-8 (whatever the locale says), or replace `output` atomically
+    (temporary file in its folder, then rename)."""
+    data = text.encode("utf-8")
     if output is None:
-        sys.stdout.write(text)
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None:  # a text stream without bytes (tests capture this way)
+            sys.stdout.write(text)
+        else:
+            sys.stdout.flush()
+            stream.write(data)
         sys.stdout.flush()
         return
     from grader.atomic import write_atomic
 
-    write_atomic(output, text.encode("utf-8"))
+    write_atomic(output, data)
 
 
 def _sample_hint() -> str:
