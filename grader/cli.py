@@ -27,6 +27,7 @@ from grader.exits import (
     EXIT_NOT_GRADED,
     EXIT_PASSED,
 )
+from grader.syspath import drop_working_directory
 
 DEFAULT_DIR = "/root/voice/llm"
 
@@ -214,6 +215,7 @@ def _list_checks() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser(argv).parse_args(argv)
     try:
