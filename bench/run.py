@@ -106,9 +106,9 @@ def in_process(repeat: int) -> list[str]:
     from grader.engine import run_checks
     from grader.grade import _artifact_result, _check_result, catalog_for, grade, load_artifacts
     from grader.render import RenderOptions, renderer
-    from grader.rubric import load_rubric
+    from grader.rubric import load_lab_rubric
 
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+    rubric = load_lab_rubric(LAB, None, "checks")
     limits = rubric.make_limits()
     catalog = catalog_for(LAB, "en")
     render = renderer("json")
@@ -174,8 +174,8 @@ import resource, sys, time
 sys.path.insert(0, {root!r})
 from checks import LAB
 from grader.grade import grade
-from grader.rubric import load_rubric
-rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+from grader.rubric import load_lab_rubric
+rubric = load_lab_rubric(LAB, None, "checks")
 start = time.perf_counter()
 grade(LAB, {folder!r}, rubric)
 elapsed = time.perf_counter() - start

@@ -8,6 +8,7 @@ from checks.evidence import blocks, first_token_fits, match, match_in_order, tas
 from checks.numbers import entry_for
 from checks.prefill import claimed
 from grader.engine import Context, Fail, check
+from grader.params import Number
 
 STEPS = ("first", "second", "changed_prefix")
 
@@ -30,6 +31,7 @@ def _full_prompt(ctx: Context) -> int:
     reads=("cache", "log"),
     uses=("prefill",),
     confirmed_by=("log.intact", "log.plausible"),
+    params={"overhead_ms": Number(0, 3_600_000)},
 )
 def in_log(ctx: Context) -> None:
     """first, second and changed_prefix are three requests of the server log, in that
@@ -81,7 +83,13 @@ def in_log(ctx: Context) -> None:
     )
 
 
-@check("cache.first_is_miss", reads=("cache",), uses=("prefill",), confirmed_by=("cache.in_log",))
+@check(
+    "cache.first_is_miss",
+    reads=("cache",),
+    uses=("prefill",),
+    confirmed_by=("cache.in_log",),
+    params={"min_full_fraction": Number(0, 1)},
+)
 def first_is_miss(ctx: Context) -> None:
     """The first long request computed the whole prompt (the "hi" request cleared the slot)."""
     first = ctx["cache"]["first"]["prompt_n"]
@@ -101,6 +109,7 @@ def first_is_miss(ctx: Context) -> None:
     reads=("cache",),
     after=("cache.first_is_miss",),
     confirmed_by=("cache.in_log",),
+    params={"max_hit_fraction": Number(0, 1), "max_ttft_ratio": Number(0, 1)},
 )
 def hit_faster(ctx: Context) -> None:
     """The second identical request reused the prefix: few prompt tokens, earlier first token."""
@@ -129,6 +138,7 @@ def hit_faster(ctx: Context) -> None:
     reads=("cache",),
     uses=("prefill",),
     confirmed_by=("cache.in_log",),
+    params={"min_recompute_fraction": Number(0, 1)},
 )
 def prefix_breaks_reuse(ctx: Context) -> None:
     """A new first line made the server recompute about the whole prompt, slower than the hit."""

@@ -8,6 +8,7 @@ from checks.evidence import blocks
 from checks.numbers import medians
 from grader.engine import Context, Fail, Note, check
 from grader.formats.llama_log import Cancel, ServerLog, TaskTiming
+from grader.params import Integer, Number
 
 
 def cut_off(log: ServerLog) -> list[Cancel]:
@@ -80,7 +81,12 @@ def _residuals(log: ServerLog, cancels: list[Cancel], c: dict) -> dict[str, floa
     return out
 
 
-@check("cancel.in_log", reads=("cancel", "log"), confirmed_by=("log.intact", "log.plausible"))
+@check(
+    "cancel.in_log",
+    reads=("cancel", "log"),
+    confirmed_by=("log.intact", "log.plausible"),
+    params={"early_ms": Number(0, 3_600_000), "late_ms": Number(0, 3_600_000)},
+)
 def in_log(ctx: Context) -> None:
     """The cancel step is a request of the server log, and cancel.json tells its story: a
     task the server cancelled about when the client says it closed, its slot released
@@ -126,7 +132,17 @@ def in_log(ctx: Context) -> None:
     )
 
 
-@check("cancel.interrupted", reads=("cancel",), uses=("log",), confirmed_by=("cancel.in_log",))
+@check(
+    "cancel.interrupted",
+    reads=("cancel",),
+    uses=("log",),
+    confirmed_by=("cancel.in_log",),
+    params={
+        "max_tokens": Integer(1, 1_000_000),
+        "close_min_ms": Number(0, 3_600_000),
+        "close_max_ms": Number(0, 3_600_000),
+    },
+)
 def interrupted(ctx: Context) -> Note | None:
     """The long answer was cut off: fewer tokens than max_tokens, closed at about 0.5 s.
 
@@ -190,7 +206,11 @@ def decode_ms_per_token(ttft: Any, sse: Any, cancel: Any) -> tuple[float, str]:
 
 
 @check(
-    "cancel.slot_freed", reads=("cancel",), uses=("ttft", "sse"), confirmed_by=("cancel.in_log",)
+    "cancel.slot_freed",
+    reads=("cancel",),
+    uses=("ttft", "sse"),
+    confirmed_by=("cancel.in_log",),
+    params={"max_idle_fraction": Number(0, 1)},
 )
 def slot_freed(ctx: Context) -> None:
     """The slot went idle soon after the close, not after generating the rest of the answer."""

@@ -22,6 +22,7 @@ from typing import Any
 from checks.evidence import blocks, resolution
 from grader.engine import Context, Fail, check
 from grader.formats.llama_log import Figures, ServerLog, TaskTiming
+from grader.params import Integer, Number
 from grader.problems import Term
 
 # -- log.intact ----------------------------------------------------------------------------
@@ -200,7 +201,12 @@ def _unaccounted_release(log: ServerLog) -> Fail | None:
     return None
 
 
-@check("log.intact", reads=("log",), confirmed_by=("submission.original",))
+@check(
+    "log.intact",
+    reads=("log",),
+    confirmed_by=("submission.original",),
+    params={"clock_slack_ms": Number(0, 60_000), "max_print_delay_ms": Number(0, 3_600_000)},
+)
 def intact(ctx: Context) -> None:
     """The log is llama-server's own record: complete, consistent, in order."""
     log: ServerLog = ctx["log"]
@@ -297,7 +303,17 @@ def _rates(log: ServerLog, min_prompt: int, min_eval: int) -> tuple[list[Any], l
     return prefill, decode
 
 
-@check("log.plausible", reads=("log",))
+@check(
+    "log.plausible",
+    reads=("log",),
+    params={
+        "min_prompt_tokens": Integer(1, 1_000_000),
+        "min_eval_tokens": Integer(1, 1_000_000),
+        "max_speedup": Number(1, 1_000_000),
+        "min_prefill_ms_per_token": Number(0, 60_000),
+        "min_decode_ms_per_token": Number(0, 60_000),
+    },
+)
 def plausible(ctx: Context) -> None:
     """No request computed its prompt or its answer faster than physics allows, nor
     faster by far than the run's typical request. (A number in the JSON files is held to

@@ -9,6 +9,7 @@ from checks.evidence import agree, blocks, match, resolution, task_name
 from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
 from grader.formats.llama_log import ServerLog, TaskTiming
+from grader.params import Integer, ListOf, Number
 
 
 def prefill_fits(entry: dict[str, Any], timing: TaskTiming, overhead_ms: float) -> bool:
@@ -35,7 +36,12 @@ def claimed(log: ServerLog, entries: list[dict[str, Any]] | None) -> set[int]:
     }
 
 
-@check("prefill.in_log", reads=("prefill", "log"), confirmed_by=("log.intact", "log.plausible"))
+@check(
+    "prefill.in_log",
+    reads=("prefill", "log"),
+    confirmed_by=("log.intact", "log.plausible"),
+    params={"overhead_ms": Number(0, 3_600_000)},
+)
 def in_log(ctx: Context) -> None:
     """Each entry is a request of the server log: its prompt_n and prompt_ms are that
     request's, and its first token came after that prefill."""
@@ -90,7 +96,12 @@ def in_log(ctx: Context) -> None:
     )
 
 
-@check("prefill.doc_counts", reads=("prefill",), confirmed_by=("prefill.in_log",))
+@check(
+    "prefill.doc_counts",
+    reads=("prefill",),
+    confirmed_by=("prefill.in_log",),
+    params={"docs": ListOf(Integer(0, 10_000), 1, 100)},
+)
 def doc_counts(ctx: Context) -> None:
     """One entry each for 0, 4 and 12 documents, in that order."""
     expected = list(ctx.param("docs"))
@@ -117,7 +128,12 @@ def grows_with_docs(ctx: Context) -> None:
                 )
 
 
-@check("prefill.ttft_covers_prefill", reads=("prefill",), confirmed_by=("prefill.in_log",))
+@check(
+    "prefill.ttft_covers_prefill",
+    reads=("prefill",),
+    confirmed_by=("prefill.in_log",),
+    params={"tolerance_ms": Number(0, 60_000)},
+)
 def ttft_covers_prefill(ctx: Context) -> None:
     """The client's first token includes the server's prefill: ttft_ms >= prompt_ms."""
     slack = ctx.param("tolerance_ms")
@@ -145,6 +161,12 @@ def _full_size_from_log(log: Any, entry: dict[str, Any]) -> int | None:
     reads=("prefill",),
     uses=("log", "cache"),
     confirmed_by=("prefill.in_log",),
+    params={
+        "all_docs": Integer(0, 10_000),
+        "min_full_fraction": Number(0, 1),
+        "min_cache_prompt_fraction": Number(0, 1),
+        "min_prompt_tokens": Integer(0, 10_000_000),
+    },
 )
 def cache_off(ctx: Context) -> None:
     """prompt_n counts whole prompts, not the remainder a warm KV cache left to compute.

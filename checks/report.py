@@ -7,6 +7,7 @@ from typing import Any
 
 from checks.numbers import close
 from grader.engine import Context, Fail, Note, check
+from grader.params import Number
 
 
 def _twelve_docs(prefill: Any) -> Any:
@@ -30,6 +31,7 @@ SOURCES: dict[str, tuple[str, str, Callable[[Any], Any]]] = {
     "report.copies_sources",
     reads=("report",),
     uses=("ttft", "prefill", "cache", "sentence", "cancel"),
+    params={"tolerance_abs": Number(0, 1_000_000), "tolerance_rel": Number(0, 1)},
 )
 def copies_sources(ctx: Context) -> Note | None:
     """Every field of report.json equals its source, within rounding."""

@@ -6,6 +6,7 @@ import re
 
 from checks.evidence import blocks, first_token_fits, generation_fits, nearest, task_name
 from grader.engine import Context, Fail, check
+from grader.params import Integer, Number
 
 # A sentence ends at . ! or ? followed by whitespace, so "3.5" and "a.m." don't end one.
 SENTENCE_END = re.compile(r"[.!?](?=\s)")
@@ -17,7 +18,16 @@ def first_sentence(text: str) -> str:
     return text[: match.end()] if match else text
 
 
-@check("sentence.in_log", reads=("sentence", "log"), confirmed_by=("log.intact", "log.plausible"))
+@check(
+    "sentence.in_log",
+    reads=("sentence", "log"),
+    confirmed_by=("log.intact", "log.plausible"),
+    params={
+        "noise_ms": Number(0, 60_000),
+        "overhead_ms": Number(0, 3_600_000),
+        "max_tokens": Integer(1, 1_000_000),
+    },
+)
 def in_log(ctx: Context) -> None:
     """The answer is a request of the server log: at most max_tokens generated, the client's
     time from first token to end agreeing with the server's `eval time`, and a first token

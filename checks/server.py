@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from grader.engine import Context, Fail, check
+from grader.params import Integer
 
 
 @check("health.ok", reads=("health",))
@@ -13,7 +14,12 @@ def health_ok(ctx: Context) -> None:
         raise Fail("not_ok", expected="ok", found=status, at=ctx.at("health", "/status"))
 
 
-@check("props.server_config", reads=("props",), confirmed_by=("log.lab_run",))
+@check(
+    "props.server_config",
+    reads=("props",),
+    confirmed_by=("log.lab_run",),
+    params={"n_ctx": Integer(1, 10_000_000), "total_slots": Integer(1, 1024)},
+)
 def server_config(ctx: Context) -> None:
     """The server runs with the lab's context size and a single slot."""
     props = ctx["props"]

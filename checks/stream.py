@@ -9,6 +9,7 @@ from checks.evidence import agree, blocks, resolution, task_name
 from grader.engine import Context, Fail, Note, check
 from grader.formats.chat_stream import ChatStream
 from grader.formats.llama_log import ServerLog
+from grader.params import Integer, Number
 
 TIMING_KEYS = ("prompt_n", "prompt_ms", "predicted_n")
 
@@ -75,7 +76,12 @@ def _ids(stream: ChatStream, key: str) -> list[Any]:
     return seen
 
 
-@check("sse.one_response", reads=("sse",), uses=("props",))
+@check(
+    "sse.one_response",
+    reads=("sse",),
+    uses=("props",),
+    params={"created_slack_s": Integer(0, 3600), "min_content_fraction": Number(0, 1)},
+)
 def one_response(ctx: Context) -> None:
     """The capture is one response of this server: one chatcmpl id, `created` (seconds)
     never going back and ticking no longer than the stream lasted, the build props.json
@@ -212,7 +218,12 @@ def timings_final(ctx: Context) -> None:
         )
 
 
-@check("chunks.in_stream", reads=("chunks", "sse"), confirmed_by=("sse.in_log",))
+@check(
+    "chunks.in_stream",
+    reads=("chunks", "sse"),
+    confirmed_by=("sse.in_log",),
+    params={"noise_ms": Number(0, 60_000)},
+)
 def in_stream(ctx: Context) -> None:
     """The client's fragment times are this stream's: the first after the server computed
     the prompt, the last as long after it as the server says it generated."""

@@ -12,9 +12,15 @@ from checks.evidence import (
 )
 from checks.numbers import close, medians
 from grader.engine import Context, Fail, check
+from grader.params import Integer, Number
 
 
-@check("ttft.in_log", reads=("ttft", "log"), confirmed_by=("log.intact", "log.plausible"))
+@check(
+    "ttft.in_log",
+    reads=("ttft", "log"),
+    confirmed_by=("log.intact", "log.plausible"),
+    params={"noise_ms": Number(0, 60_000), "overhead_ms": Number(0, 3_600_000)},
+)
 def in_log(ctx: Context) -> None:
     """Each of the five runs is a request of the server log: the same number of tokens,
     the client's time from first token to end agreeing with the server's `eval time`, and
@@ -102,7 +108,12 @@ def before_total(ctx: Context) -> None:
         )
 
 
-@check("ttft.medians", reads=("ttft",), confirmed_by=("ttft.in_log",))
+@check(
+    "ttft.medians",
+    reads=("ttft",),
+    confirmed_by=("ttft.in_log",),
+    params={"tolerance_ms": Number(0, 60_000)},
+)
 def p50_are_medians(ctx: Context) -> None:
     """ttft_p50 and total_p50 are the medians (3rd of 5 sorted) of the runs."""
     ttft = ctx["ttft"]
@@ -119,7 +130,12 @@ def p50_are_medians(ctx: Context) -> None:
             )
 
 
-@check("ttft.tokens", reads=("ttft",), confirmed_by=("ttft.in_log",))
+@check(
+    "ttft.tokens",
+    reads=("ttft",),
+    confirmed_by=("ttft.in_log",),
+    params={"runs": Integer(1, 1000), "max_tokens": Integer(1, 1_000_000)},
+)
 def tokens(ctx: Context) -> None:
     """Five runs, each with 1..max_tokens generated tokens."""
     runs = ctx["ttft"]["runs"]

@@ -1,7 +1,16 @@
-"""`python -m grader` is the `grader` command."""
+"""`python -m grader` is the `grader` command.
+
+The working directory, which `-m` put first on `sys.path`, goes before anything else
+is imported: it may be a submission holding modules of the student's (see
+`grader.syspath`).
+"""
 
 import sys
 
-from grader.cli import main
+from grader.syspath import drop_working_directory
+
+drop_working_directory()
+
+from grader.cli import main  # noqa: E402  (only now: see above)
 
 sys.exit(main())

@@ -55,10 +55,13 @@ without grading that submission again, and puts it in the gradebook as it is (a 
 that is not valid JSON or not a result is graded again). Results are trusted as they
 are: after changing the rubric or the language, run without `--resume`.
 
-Exit status: 0 every submission was graded (whatever the scores), 1 some submission could
-not be graded, 2 bad usage (a PATH that does not exist, an unusable rubric, `--out` that
-is not a folder). The progress bar (count, rate, ETA) goes to stderr only when stderr is
-a terminal, and not with `--no-progress`; a one-line summary goes to stderr at the end.
+Exit status (`grader.exits`): 0 every submission was graded (whatever the scores), 1 some
+submission could not be graded, 2 bad usage (a PATH that does not exist, an unusable
+rubric, `--out` that is not a folder), 3 the grader failed on some submission (a check
+crashed, a worker died, an exception): those results say `grader_error`.
+
+The progress bar (count, rate, ETA) goes to stderr only when stderr is a terminal, and
+not with `--no-progress`; a one-line summary goes to stderr at the end.
 """
 
 from __future__ import annotations
@@ -94,8 +97,9 @@ from grader.archives import (
     extract_archive,
 )
 from grader.atomic import write_atomic
+from grader.visible import visible, visible_data, visible_path
 
-EXIT_ALL_GRADED, EXIT_SOME_NOT_GRADED, EXIT_USAGE = 0, 1, 2
+EXIT_ALL_GRADED, EXIT_SOME_NOT_GRADED, EXIT_USAGE, EXIT_GRADER_ERROR = 0, 1, 2, 3
 DEFAULT_LAB = "checks:LAB"  # the lab `grader` runs, as cli.py picks it; imported by name
 LANGUAGES = ["en", "ja", "ko", "zh"]
 STATUSES = ("passed", "failed", "skipped", "error")
@@ -312,6 +316,7 @@ class Row:
     max_score: float | None
     error: str
     checks: tuple[tuple[str, str, float], ...] = ()  # (check id, status, points)
+    grader_error: bool = False  # the grader failed here (a check crashed, a worker died)
 
 
 @dataclass
@@ -333,10 +338,10 @@ def load_lab(lab_ref: str) -> tuple[Any, str]:
 
 def load_lab_rubric(lab_ref: str, rubric_path: str | None) -> tuple[Any, Any]:
     """The lab and its rubric (`rubric_path`, or the lab's own); may raise `RubricError`."""
-    from grader.rubric import load_rubric
+    from grader.rubric import load_lab_rubric
 
     lab, package = load_lab(lab_ref)
-    return lab, load_rubric(rubric_path, package, lab.rubric_file, lab.all_check_ids())
+    return lab, load_lab_rubric(lab, rubric_path, package)
 
 
 def _init_worker(
@@ -359,12 +364,15 @@ def row_of(task_id: str, data: Any) -> Row | None:
     """The row of a result as JSON data (fresh or read back), None if it is not one."""
     if not isinstance(data, dict) or not isinstance(data.get("gradable"), bool):
         return None
+    grader_error = data.get("grader_error", False)
+    if not isinstance(grader_error, bool):
+        return None
     if not data["gradable"]:
         errors = data.get("format_errors")
         if not isinstance(errors, list) or not all(isinstance(e, str) for e in errors):
             return None
         error = " ".join("; ".join(errors).split()) or "not gradable"
-        return Row(task_id, False, None, None, error)
+        return Row(task_id, False, None, None, error, grader_error=grader_error)
     score, max_score, found = data.get("score"), data.get("max_score"), data.get("checks")
     if not (_number(score) and _number(max_score) and isinstance(found, list)):
         return None
@@ -376,12 +384,17 @@ def row_of(task_id: str, data: Any) -> Row | None:
         if not (isinstance(cid, str) and status in STATUSES and _number(points)):
             return None
         checks.append((cid, status, float(points)))
-    return Row(task_id, True, float(score), float(max_score), "", tuple(checks))
+    return Row(
+        task_id, True, float(score), float(max_score), "", tuple(checks), grader_error
+    )
 
 
 def result_json(result: Any) -> str:
-    """The result as `grader check --format json` writes it."""
-    return str(result.to_json())
+    """The result as `grader check --format json` writes it: every string visible text
+    (`grader.visible`), so it is valid UTF-8 whatever bytes the paths held."""
+    from grader.visible import visible_result
+
+    return str(visible_result(result).to_json())
 
 
 def _with_submission(result: Any, source: str) -> Any:
@@ -390,7 +403,9 @@ def _with_submission(result: Any, source: str) -> Any:
     return dataclasses.replace(result, submission=source)
 
 
-def _error_result(grading: _Grading, source: str, message: str) -> Any:
+def _error_result(
+    grading: _Grading, source: str, message: str, grader_error: bool = False
+) -> Any:
     from grader import __version__
     from grader.result import Result
 
@@ -401,6 +416,7 @@ def _error_result(grading: _Grading, source: str, message: str) -> Any:
         language=grading.lang,
         submission=source,
         errors=[message],
+        grader_error=grader_error,
     )
 
 
@@ -408,7 +424,7 @@ def _save(grading: _Grading, task_id: str, result: Any) -> Row:
     path = os.path.join(grading.results, task_id + ".json")
     text = result_json(result)
     try:
-        write_atomic(path, text.encode("utf-8", "replace"))  # "replace": undecodable names
+        write_atomic(path, text.encode("utf-8"))
     except OSError as exc:
         return Row(task_id, False, None, None, f"could not write {path}: {exc}")
     # the row comes from the JSON written, exactly as --resume will read it back
@@ -432,7 +448,7 @@ def grade_task(task: Task) -> Row:
         )
     except Exception as exc:
         message = f"the grader failed on this submission: {type(exc).__name__}: {exc}"
-        result = _error_result(grading, task.source, message)
+        result = _error_result(grading, task.source, message, grader_error=True)
     return _save(grading, task.id, _with_submission(result, task.source))
 
 
@@ -457,13 +473,13 @@ def _crashed(task: Task) -> Row:
         "the worker process grading this submission died (crash or killed, e.g. out of "
         "memory); it was graded alone again and died again"
     )
-    return _save(grading, task.id, _error_result(grading, task.source, message))
+    return _save(grading, task.id, _error_result(grading, task.source, message, True))
 
 
 def _failed(task: Task, exc: BaseException) -> Row:
     grading = _STATE["grading"]
     message = f"grading failed: {type(exc).__name__}: {exc}"
-    return _save(grading, task.id, _error_result(grading, task.source, message))
+    return _save(grading, task.id, _error_result(grading, task.source, message, True))
 
 
 def _run_pool(
@@ -547,11 +563,11 @@ def gradebook_csv(rows: Sequence[Row], check_ids: Sequence[str]) -> bytes:
                 _num(row.score),
                 _num(row.max_score),
                 "true" if row.gradable else "false",
-                row.error,
+                visible(row.error),
                 *(_num(points.get(cid)) for cid in check_ids),
             ]
         )
-    return buffer.getvalue().encode("utf-8", "replace")
+    return buffer.getvalue().encode("utf-8")
 
 
 def _quantile(values: Sequence[float], q: float) -> float:
@@ -685,6 +701,8 @@ class BatchReport:
 
     @property
     def exit_code(self) -> int:
+        if any(r.grader_error for r in self.rows):
+            return EXIT_GRADER_ERROR
         ok = all(r.gradable for r in self.rows)
         return EXIT_ALL_GRADED if ok else EXIT_SOME_NOT_GRADED
 
@@ -760,9 +778,9 @@ def run(
         archives = _archive_notes(finder, tasks)
         check_ids = lab.all_check_ids()
         write_atomic(os.path.join(out, "gradebook.csv"), gradebook_csv(ordered, check_ids))
-        summary = summary_dict(ordered, check_ids, archives)
+        summary = visible_data(summary_dict(ordered, check_ids, archives))
         text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
-        write_atomic(os.path.join(out, "summary.json"), text.encode("utf-8", "replace"))
+        write_atomic(os.path.join(out, "summary.json"), text.encode("utf-8"))
         if html is not None:  # now, while extracted archives still exist for the physics
             from pathlib import Path
 
@@ -819,7 +837,8 @@ def add_batch_parser(subparsers: Any, lab: str = DEFAULT_LAB) -> argparse.Argume
         description=(
             "Grade every submission under the PATHs in parallel and write "
             "DIR/results/<id>.json, DIR/gradebook.csv and DIR/summary.json. "
-            "Exit status: 0 all graded, 1 some could not be graded, 2 bad usage."
+            "Exit status: 0 all graded, 1 some could not be graded, 2 bad usage, "
+            "3 the grader failed on some submission."
         ),
     )
     parser.add_argument(
@@ -873,11 +892,12 @@ def run_batch(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not os.path.exists(p)]
     for path in missing:
-        print(f"grader batch: no such file or folder: {path}", file=sys.stderr)
+        print(f"grader batch: no such file or folder: {visible_path(path)}", file=sys.stderr)
     if missing:
         return EXIT_USAGE
     if os.path.exists(args.out) and not os.path.isdir(args.out):
-        print(f"grader batch: --out {args.out} exists and is not a folder", file=sys.stderr)
+        out = visible_path(args.out)
+        print(f"grader batch: --out {out} exists and is not a folder", file=sys.stderr)
         return EXIT_USAGE
     try:
         load_lab_rubric(lab_ref, args.rubric)
@@ -887,7 +907,8 @@ def run_batch(args: argparse.Namespace) -> int:
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
-        print(f"grader batch: can't create --out {args.out}: {exc}", file=sys.stderr)
+        out = visible_path(args.out)
+        print(f"grader batch: can't create --out {out}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
         report = run(
@@ -914,7 +935,7 @@ def run_batch(args: argparse.Namespace) -> int:
         f"grader batch: {len(report.rows)} submissions, {graded} graded, "
         f"{len(report.rows) - graded} could not be graded ({report.resumed} kept from "
         f"--resume); graded {report.graded_now} in {report.seconds:.1f} s ({rate:.1f}/s); "
-        f"results in {args.out}",
+        f"results in {visible_path(args.out)}",
         file=sys.stderr,
     )
     return report.exit_code

@@ -26,10 +26,11 @@ from __future__ import annotations
 import hashlib
 import html
 import math
-import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from grader.visible import visible
 
 OKABE_ITO = {
     "black": "#000000",
@@ -46,14 +47,12 @@ INK = "#222222"
 GRID = "#DDDDDD"
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 'Noto Sans CJK JP', sans-serif"
 
-# C0/C1 controls (but tab and newline) and the bidirectional overrides/isolates, which
-# would let a student id display as something else.
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
 def clean(text: object) -> str:
-    """`text` as a string that is safe to show: unsafe characters become U+FFFD."""
-    return _UNSAFE.sub("\ufffd", str(text))
+    """`text` as a string that is safe to show: C0/C1 controls (but tab and newline), the
+    bidirectional overrides and isolates (which would let a student id display as
+    something else) and undecodable bytes become visible escapes (`grader.visible`),
+    so the instructor sees what the student's file held."""
+    return visible(str(text), keep_newlines=True)
 
 
 def esc(text: object) -> str:

@@ -1,8 +1,11 @@
 """Command line: `grader check [DIR]` and friends.
 
-Exit status is part of the contract: 0 every check passed, 1 some check did not pass,
-2 the grader could not grade (bad usage, no such folder, unusable rubric). Results go to
-stdout or, atomically, to `--output`; diagnostics about the run itself go to stderr.
+Exit status is part of the contract (`grader.exits`, the README's table): 0 every check
+passed, 1 some check did not pass, 2 the grader could not grade (bad usage, no such
+folder, unusable rubric, output that can't be written), 3 the grader itself failed (a
+check crashed, an internal error). Results go to stdout (always as UTF-8) or,
+atomically, to `--output`; diagnostics about the run itself go to stderr, one sentence
+each, in the user's language, with every control character of a path made visible.
 """
 
 from __future__ import annotations
@@ -12,12 +15,21 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from grader import __version__
+from grader.exits import (
+    EXIT_FAILED as EXIT_FAILED,  # re-exported: `grader.cli` named the statuses first
+)
+from grader.exits import (
+    EXIT_GRADER_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_NOT_GRADED,
+    EXIT_PASSED,
+)
+from grader.syspath import drop_working_directory
 
 DEFAULT_DIR = "/root/voice/llm"
-EXIT_PASSED, EXIT_FAILED, EXIT_NOT_GRADED = 0, 1, 2
-
 
 # Commands whose modules are imported only when they run (or for --help): `grader check`
 # must not pay for the batch runner or the class report. name -> (module, help)
@@ -82,15 +94,29 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     return parser
 
 
+def say(text: str, prefix: str = "grader") -> None:
+    """One diagnostic line on stderr, its control characters and odd bytes visible."""
+    from grader.visible import visible
+
+    print(f"{prefix}: {visible(text, keep_newlines=True)}", file=sys.stderr)
+
+
 def _write(text: str, output: str | None) -> None:
-    """Print, or replace `output` atomically (temporary file in its folder, then rename)."""
+    """Print as UTF-8 (whatever the locale says), or replace `output` atomically
+    (temporary file in its folder, then rename)."""
+    data = text.encode("utf-8")
     if output is None:
-        sys.stdout.write(text)
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None:  # a text stream without bytes (tests capture this way)
+            sys.stdout.write(text)
+        else:
+            sys.stdout.flush()
+            stream.write(data)
         sys.stdout.flush()
         return
     from grader.atomic import write_atomic
 
-    write_atomic(output, text.encode("utf-8"))
+    write_atomic(output, data)
 
 
 def _sample_hint() -> str:
@@ -106,44 +132,80 @@ def _color(choice: str, output: str | None) -> bool:
     return output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _catalog(lang: str | None) -> Any:
+    from checks import LAB
+    from grader.grade import catalog_for
+    from grader.i18n import language_from_environment
+
+    return catalog_for(LAB, lang or language_from_environment())
+
+
 def _check(args: argparse.Namespace) -> int:
     from checks import LAB
+    from grader.exits import check_status
     from grader.grade import NotGradable, catalog_for, grade, not_gradable
     from grader.i18n import language_from_environment
-    from grader.render import RenderOptions, renderer
-    from grader.rubric import RubricError, load_rubric
+    from grader.rubric import RubricError, load_lab_rubric
 
     lang = args.lang or language_from_environment()
+    catalog = catalog_for(LAB, lang)
     try:
-        rubric = load_rubric(args.rubric, "checks", LAB.rubric_file, LAB.all_check_ids())
+        rubric = load_lab_rubric(LAB, args.rubric, "checks")
     except RubricError as exc:
-        print(f"grader: {exc}", file=sys.stderr)
+        say(exc.text(catalog))
         return EXIT_NOT_GRADED
     overrides = {"log": args.server_log} if args.server_log else {}
     try:
         result = grade(LAB, args.dir, rubric, lang=lang, overrides=overrides)
-        code = EXIT_PASSED if result.summary.passed == len(result.checks) else EXIT_FAILED
     except NotGradable as exc:
         result = not_gradable(LAB, args.dir, rubric.version, exc.problem, lang)
-        print(f"grader: {result.format_errors[0]}", file=sys.stderr)
+        say(result.format_errors[0])
         if args.dir == DEFAULT_DIR:
-            print(_sample_hint(), file=sys.stderr)
-        code = EXIT_NOT_GRADED
+            say(_sample_hint())
         if args.format == "text":
-            return code
-    options = RenderOptions(catalog_for(LAB, lang), _color(args.color, args.output), args.verbose)
+            return EXIT_NOT_GRADED
+    except Exception as exc:  # a grader bug: still a valid result saying so, and exit 3
+        return _internal_error(args, catalog, exc, rubric.version)
+    _render(args, result, catalog)
+    return check_status(result)
+
+
+def _render(args: argparse.Namespace, result: Any, catalog: Any) -> None:
+    from grader.render import RenderOptions, renderer
+
+    options = RenderOptions(catalog, _color(args.color, args.output), args.verbose)
     _write(renderer(args.format)(result, options), args.output)
-    return code
+
+
+def _internal_error(args: argparse.Namespace, catalog: Any, exc: Exception, rubric: str) -> int:
+    """Say that the grader failed (not the student), and where a machine reads results,
+    give it a valid result that says so: `gradable` false, `grader_error` true."""
+    from checks import LAB
+    from grader.result import Result
+
+    detail = f"{type(exc).__name__}: {exc}"
+    message = catalog.text("cli.internal_error", {"detail": detail}) or detail
+    say(message)
+    if args.format != "text":
+        result = Result.ungradable(
+            grader_version=__version__,
+            lab=LAB.name,
+            rubric_version=rubric,
+            language=catalog.lang,
+            submission=args.dir,
+            errors=[message],
+            grader_error=True,
+        )
+        _render(args, result, catalog)
+    return EXIT_GRADER_ERROR
 
 
 def _list_checks() -> int:
     from checks import LAB
-    from grader.grade import catalog_for
-    from grader.i18n import language_from_environment
-    from grader.rubric import load_rubric
+    from grader.rubric import load_lab_rubric
 
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids()).settings()
-    catalog = catalog_for(LAB, language_from_environment())
+    rubric = load_lab_rubric(LAB, None, "checks").settings()
+    catalog = _catalog(None)
     for spec in LAB.artifacts:
         title = catalog.text("engine.schema_check.title", {"file": spec.filename})
         print(f"{spec.name}.schema\t{rubric[spec.name + '.schema']['points']:g}\t{title}")
@@ -153,19 +215,28 @@ def _list_checks() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser(argv).parse_args(argv)
-    if args.command in _HEAVY:
-        module = importlib.import_module(_HEAVY[args.command][0])
-        return int(getattr(module, f"run_{args.command}")(args))
     try:
+        if args.command in _HEAVY:
+            module = importlib.import_module(_HEAVY[args.command][0])
+            return int(getattr(module, f"run_{args.command}")(args))
         if args.command == "checks":
             return _list_checks()
         return _check(args)
-    except Exception as exc:  # a grader bug: say so, and don't pass for "some check failed"
-        error = f"{type(exc).__name__}: {exc}"
-        print(f"grader: internal error, please report it: {error}", file=sys.stderr)
-        return EXIT_NOT_GRADED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `grader check | head`: the reader left; nothing to say
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_PASSED
+    except Exception as exc:
+        catalog = _catalog(getattr(args, "lang", None))
+        # a grader bug: say so, and don't pass for "some check failed"
+        detail = f"{type(exc).__name__}: {exc}"
+        say(catalog.text("cli.internal_error", {"detail": detail}) or detail)
+        return EXIT_GRADER_ERROR
 
 
 if __name__ == "__main__":

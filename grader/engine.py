@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from grader.loading import Artifact, ArtifactSpec
+from grader.params import ParamSpec
 from grader.problems import Location, Param, Term, TitleOf
 
 Status = Literal["passed", "failed", "skipped", "error"]
@@ -81,6 +82,9 @@ class Check:
     uses: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     confirmed_by: tuple[str, ...] = ()
+    # the rubric parameters the check reads, each with its type and range; the rubric
+    # validator refuses a rubric that gives others or gives these wrong
+    params: Mapping[str, ParamSpec] = field(default_factory=dict)
 
     @property
     def artifact(self) -> str | None:
@@ -102,11 +106,22 @@ def check(
     uses: Iterable[str] = (),
     after: Iterable[str] = (),
     confirmed_by: Iterable[str] = (),
+    params: Mapping[str, ParamSpec] | None = None,
 ) -> Callable[[Callable[[Context], Note | None]], Check]:
-    """Declare a check; the decorated function becomes a `Check` value in its module."""
+    """Declare a check; the decorated function becomes a `Check` value in its module.
+
+    `params` declares each rubric parameter the check reads (`grader.params`)."""
 
     def wrap(func: Callable[[Context], Note | None]) -> Check:
-        return Check(id, func, tuple(reads), tuple(uses), tuple(after), tuple(confirmed_by))
+        return Check(
+            id,
+            func,
+            tuple(reads),
+            tuple(uses),
+            tuple(after),
+            tuple(confirmed_by),
+            params=dict(params or {}),
+        )
 
     return wrap
 
@@ -136,6 +151,10 @@ class Lab:
 
     def all_check_ids(self) -> list[str]:
         return [f"{a.name}.schema" for a in self.artifacts] + [c.id for c in self.checks]
+
+    def parameters(self) -> dict[str, Mapping[str, ParamSpec]]:
+        """Each check id's declared rubric parameters (none for the `.schema` checks)."""
+        return {c.id: c.params for c in self.checks}
 
     def downstream(self, check_ids: Iterable[str]) -> list[str]:
         """Every check that is skipped when `check_ids` do not pass: those that read the

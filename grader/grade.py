@@ -25,7 +25,7 @@ from grader.result import (
     Summary,
 )
 from grader.rubric import Rubric
-from grader.sandbox import confined
+from grader.sandbox import run_confined
 
 
 class NotGradable(Exception):
@@ -128,9 +128,13 @@ def grade(
     overrides = overrides or {}
     limits = limits or rubric.make_limits()
     packages = ("grader", "schemas", lab.messages_package)
-    with confined(folder, overrides.values(), packages):
+
+    def confined_phase() -> tuple[dict[str, Artifact], list[Outcome]]:
         artifacts = load_artifacts(lab, folder, overrides, limits)
-        outcomes = run_checks(lab, artifacts, rubric.settings(), os.path.abspath(folder))
+        return artifacts, run_checks(lab, artifacts, rubric.settings(), os.path.abspath(folder))
+
+    # confined; what it needs to import (jsonschema for a bad file) is imported outside
+    artifacts, outcomes = run_confined(confined_phase, folder, overrides.values(), packages)
     catalog = catalog_for(lab, lang)
     counts = {
         s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped", "error")
@@ -147,6 +151,7 @@ def grade(
         summary=Summary(**counts),
         checks=[_check_result(o, catalog) for o in outcomes],
         artifacts=[_artifact_result(artifacts[a.name], catalog) for a in lab.artifacts],
+        grader_error=counts["error"] > 0,
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from grader.package_data import package_file
 from grader.problems import Param, Term, TitleOf
 from grader.tomlfile import loads
+from grader.visible import visible
 
 LANGUAGES = ("en", "ja", "ko", "zh")
 FALLBACK = "en"
@@ -86,7 +87,8 @@ class Catalog:
         template = self.raw(key)
         if template is None:
             return None
-        values = _Lenient({k: self._value(v) for k, v in (params or {}).items()})
+        # A value may come from the submission: one line, its controls shown as escapes.
+        values = _Lenient({k: visible(self._value(v)) for k, v in (params or {}).items()})
         try:
             return string.Formatter().vformat(template, (), values)
         except (ValueError, IndexError, KeyError):

@@ -18,7 +18,7 @@ import dataclasses
 import json
 from typing import Any, Literal
 
-SCHEMA_VERSION = "1.1.0"
+SCHEMA_VERSION = "1.2.0"
 SCHEMA_ID = "urn:first-token-lab:schema:result"
 
 Value = str | int | float | None
@@ -132,6 +132,9 @@ class Result:
     artifacts: list[ArtifactResult]
     format_errors: list[str] = dataclasses.field(default_factory=list)
     """Why the submission is not gradable."""
+    grader_error: bool = False
+    """True when the grader itself failed (a check crashed, or grading stopped on an
+    internal error): the score is not the student's; the grader's failure is to report."""
     schema_version: str = SCHEMA_VERSION
     """Version of result.schema.json this result follows."""
 
@@ -145,9 +148,11 @@ class Result:
         language: str,
         submission: str,
         errors: list[str],
+        grader_error: bool = False,
     ) -> Result:
         """The result of a submission that could not be graded at all (PrairieLearn's
-        sense: the student loses nothing), with the reasons."""
+        sense: the student loses nothing), with the reasons; `grader_error` when the
+        reason is the grader's own failure, not the submission."""
         return cls(
             grader_version=grader_version,
             lab=lab,
@@ -161,6 +166,7 @@ class Result:
             checks=[],
             artifacts=[],
             format_errors=errors,
+            grader_error=grader_error,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -170,7 +176,7 @@ class Result:
 
     def to_json(self) -> str:
         """The JSON document: stable key order, no timestamps, newline at the end."""
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def result_schema() -> dict[str, Any]:

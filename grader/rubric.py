@@ -1,43 +1,99 @@
 """The rubric: points and thresholds per check id, in a TOML file an instructor edits.
 
 The lab ships its rubric as `checks/rubric.toml`; `--rubric FILE` replaces it. The file
-is validated strictly: a check id the lab doesn't have, a check the rubric forgets, a
-negative number of points or a misspelt key is an error naming the key, so a typo can't
-silently change grades. Thresholds are free-form keys beside `points`, read by the
-checks through `Context.param`; an optional `[limits]` table changes the size caps.
+is validated strictly, before anything is graded, and the first thing wrong stops the
+grader (exit 2) with a sentence naming the key:
 
-Validation has a fast path and an explaining path: a plain structural check accepts a
-good rubric without importing anything heavy (every grading run loads a rubric), and
-only a rubric it rejects is handed to the pydantic models below, whose error names the
-exact key and what is wrong with it.
+- top level: `lab` (the lab's own name), `version` (a string), `checks`, optional
+  `[limits]`; nothing else;
+- `checks`: exactly the lab's check ids (an unknown id or a forgotten one is an error);
+- each check: `points` (finite, 0 to 1,000,000: NaN and infinity are not JSON and no
+  platform stores them), optional `enabled` (true / false), and exactly the parameters
+  the check declares (`grader.params`), each of its declared type and range;
+- `[limits]`: only the names of `grader.limits.Limits`, each a whole number from 1 up.
+
+A rubric is small and read once per run; validation is plain code, no library import.
+The errors are catalog messages (`[rubric]` in grader/messages), shown in the
+instructor's language by the command line; `str(error)` is English.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import hashlib
+import json
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from grader.limits import Limits
 from grader.package_data import read_text
+from grader.params import POINTS, Flag, Integer, ParamSpec
+from grader.problems import Param
 from grader.tomlfile import TOMLDecodeError, loads
 
-_LIMIT_NAMES = {f.name for f in dataclasses.fields(Limits)}
-_THRESHOLD_TYPES = (int, float, str, bool, list)
+LIMIT_SPEC = Integer(1, 1 << 53)
+_LIMIT_NAMES = tuple(f.name for f in dataclasses.fields(Limits))
+_TOP_KEYS = ("lab", "version", "limits", "checks")
+_RUBRIC_MAX_BYTES = 1 << 20
+
+
+_NOTHING = object()
 
 
 class RubricError(Exception):
-    """The rubric file can't be used; the message says which key of which check."""
+    """The rubric file can't be used; the message says which key is wrong and why.
+
+    `message_id` and `params` are a catalog message (`rubric.*`). Three parameters are
+    worded by the reader's catalog: `expected` (a declared `ParamSpec`, described),
+    `found` (the TOML value as written, with its type) and `close` (the closest known
+    name, offered as "did you mean").
+    """
+
+    def __init__(
+        self,
+        message_id: str,
+        params: Mapping[str, Param] | None = None,
+        *,
+        expected: ParamSpec | None = None,
+        found: Any = _NOTHING,
+        close: str | None = None,
+    ) -> None:
+        self.message_id = message_id
+        self.params = dict(params or {})
+        self.expected, self.found, self.close = expected, found, close
+        super().__init__(message_id)
+
+    def text(self, catalog: Any) -> str:
+        """The message in `catalog`'s language."""
+        params = dict(self.params)
+        if self.expected is not None:
+            params["expected"] = self.expected.describe(catalog)
+        if self.found is not _NOTHING:
+            value, kind = _shown(self.found)
+            kind = catalog.text(f"rubric.kind.{kind}") or kind
+            params["found"] = catalog.text("rubric.found", {"value": value, "kind": kind})
+        suggestion = catalog.text("rubric.did_you_mean", {"name": self.close})
+        params["suggestion"] = suggestion if self.close else ""
+        return catalog.text(self.message_id, params) or self.message_id
+
+    def __str__(self) -> str:
+        from grader.i18n import Catalog
+
+        return self.text(Catalog("en", ("grader",)))
 
 
 @dataclass(frozen=True)
 class Rubric:
-    """A validated rubric."""
+    """A validated rubric; `sha256` is of the file's bytes (part of the input digest)."""
 
     lab: str
     version: str
     checks: dict[str, dict[str, Any]]
     limits: dict[str, int] = field(default_factory=dict)
+    sha256: str = ""
 
     def settings(self) -> dict[str, dict[str, Any]]:
         """Per check id: points, enabled and thresholds as one plain mapping."""
@@ -51,98 +107,187 @@ class Rubric:
         return Limits(**self.limits)
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _shown(value: Any) -> tuple[str, str]:
+    """A TOML value as the instructor wrote it, and its type: `"0.25"`, string."""
+    if isinstance(value, bool):
+        kind, text = "boolean", str(value).lower()
+    elif isinstance(value, (int, float)):
+        kind = "integer" if isinstance(value, int) else "number"
+        text = repr(value) if math.isfinite(value) else str(value)
+    elif isinstance(value, str):
+        kind, text = "string", json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, list):
+        kind, text = "array", json.dumps(value, ensure_ascii=False, default=str)
+    elif isinstance(value, dict):
+        kind, text = "object", "{…}"
+    else:  # a TOML date or time
+        kind, text = "date", str(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return text, kind
 
 
-def _acceptable(data: Any) -> bool:
-    """The fast structural check: True when the rubric is certainly well formed."""
-    if not isinstance(data, dict) or not set(data) <= {"lab", "version", "limits", "checks"}:
-        return False
-    if not (isinstance(data.get("lab"), str) and isinstance(data.get("version"), str)):
-        return False
-    limits = data.get("limits", {})
-    if not isinstance(limits, dict) or not set(limits) <= _LIMIT_NAMES:
-        return False
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in limits.values()):
-        return False
-    checks = data.get("checks")
-    if not isinstance(checks, dict):
-        return False
-    for entry in checks.values():
-        if not isinstance(entry, dict) or not _number(entry.get("points")) or entry["points"] < 0:
-            return False
-        if not isinstance(entry.get("enabled", True), bool):
-            return False
-        if not all(isinstance(v, _THRESHOLD_TYPES) for v in entry.values()):
-            return False
-    return True
+def _known(names: Sequence[str]) -> str:
+    return ", ".join(names) if names else "—"
 
 
-def _explain(data: Any, source: str) -> str:
-    """Why a rubric the fast check rejected is wrong, in pydantic's precise words."""
-    from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
-
-    class CheckRubric(BaseModel):
-        model_config = ConfigDict(extra="allow", strict=True)
-        points: float = Field(ge=0)
-        enabled: bool = True
-
-    limits_model: Any = create_model(
-        "RubricLimits",
-        __config__=ConfigDict(extra="forbid", strict=True),
-        **{name: (int, Field(default=1, gt=0)) for name in _LIMIT_NAMES},
-    )
-
-    class RubricModel(BaseModel):
-        model_config = ConfigDict(extra="forbid", strict=True)
-        lab: str
-        version: str
-        limits: limits_model = Field(default_factory=limits_model)
-        checks: dict[str, CheckRubric]
-
-    try:
-        model = RubricModel.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        return f"{source}: {where}: {first['msg']}"
-    for cid, entry in model.checks.items():
-        for key, value in (entry.model_extra or {}).items():
-            if not isinstance(value, _THRESHOLD_TYPES):
-                return f"{source}: checks.{cid}.{key}: a threshold must be a value, not a table"
-    return f"{source}: not a valid rubric"
+def _close(name: str, names: Sequence[str]) -> str | None:
+    close = difflib.get_close_matches(name, names, n=1)
+    return close[0] if close else None
 
 
-def parse_rubric(text: str, source: str, check_ids: list[str]) -> Rubric:
-    """Parse and validate a rubric against the lab's check ids."""
+def _value(source: str, key: str, value: Any, spec: ParamSpec) -> None:
+    if not spec.accepts(value):
+        params = {"source": source, "key": key}
+        raise RubricError("rubric.wrong_value", params, expected=spec, found=value)
+
+
+def _table(source: str, key: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RubricError("rubric.not_a_table", {"source": source, "key": key}, found=value)
+    return value
+
+
+def _check_entry(
+    source: str, cid: str, entry: Any, declared: Mapping[str, ParamSpec] | None
+) -> None:
+    where = f'checks."{cid}"'
+    entry = _table(source, where, entry)
+    if "points" not in entry:
+        raise RubricError("rubric.missing_points", {"source": source, "key": f"{where}.points"})
+    _value(source, f"{where}.points", entry["points"], POINTS)
+    if "enabled" in entry:
+        _value(source, f"{where}.enabled", entry["enabled"], Flag())
+    if declared is None:  # a caller that knows no declarations: thresholds unchecked
+        return
+    names = sorted(declared)
+    for key, value in entry.items():
+        if key in ("points", "enabled"):
+            continue
+        spec = declared.get(key)
+        if spec is None:
+            params = {
+                "source": source,
+                "key": f"{where}.{key}",
+                "check": cid,
+                "name": key,
+                "known": _known(names),
+            }
+            raise RubricError("rubric.unknown_param", params, close=_close(key, names))
+        _value(source, f"{where}.{key}", value, spec)
+    if entry.get("enabled", True):
+        for name in names:
+            if name not in entry:
+                raise RubricError(
+                    "rubric.missing_param",
+                    {"source": source, "key": f"{where}.{name}", "check": cid},
+                    expected=declared[name],
+                )
+
+
+def validate(
+    data: dict[str, Any],
+    source: str,
+    check_ids: Sequence[str],
+    params: Mapping[str, Mapping[str, ParamSpec]] | None = None,
+    lab: str | None = None,
+) -> None:
+    """Raise `RubricError` for the first thing wrong with the parsed rubric `data`.
+
+    `params`: each check id's declared parameters (None: don't check thresholds);
+    `lab`: the lab's name, which the rubric's `lab` must equal (None: any).
+    """
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise RubricError(
+                "rubric.unknown_key", {"source": source, "key": key, "known": _known(_TOP_KEYS)}
+            )
+    for key in ("lab", "version"):
+        if key not in data:
+            raise RubricError("rubric.missing_key", {"source": source, "key": key})
+        if not isinstance(data[key], str) or not data[key]:
+            raise RubricError("rubric.not_text", {"source": source, "key": key}, found=data[key])
+    if lab is not None and data["lab"] != lab:
+        raise RubricError(
+            "rubric.wrong_lab", {"source": source, "found": data["lab"], "lab": lab}
+        )
+    limits = _table(source, "limits", data.get("limits", {}))
+    for key, value in limits.items():
+        if key not in _LIMIT_NAMES:
+            params = {"source": source, "key": f"limits.{key}", "known": _known(_LIMIT_NAMES)}
+            raise RubricError("rubric.unknown_limit", params, close=_close(key, _LIMIT_NAMES))
+        _value(source, f"limits.{key}", value, LIMIT_SPEC)
+    if "checks" not in data:
+        raise RubricError("rubric.no_checks", {"source": source})
+    checks = _table(source, "checks", data["checks"])
+    for cid in checks:
+        if cid not in check_ids:
+            raise RubricError("rubric.unknown_check", {"source": source, "check": cid})
+    for cid in check_ids:
+        if cid not in checks:
+            raise RubricError("rubric.missing_check", {"source": source, "check": cid})
+        declared = None if params is None else params.get(cid, {})
+        _check_entry(source, cid, checks[cid], declared)
+
+
+def parse_rubric(
+    text: str,
+    source: str,
+    check_ids: Sequence[str],
+    params: Mapping[str, Mapping[str, ParamSpec]] | None = None,
+    lab: str | None = None,
+) -> Rubric:
+    """Parse and validate a rubric against the lab's check ids (and their parameters)."""
     try:
         data = loads(text)
     except TOMLDecodeError as exc:
-        raise RubricError(f"{source}: not valid TOML: {exc}") from None
-    if not _acceptable(data):
-        raise RubricError(_explain(data, source))
-    unknown = sorted(set(data["checks"]) - set(check_ids))
-    missing = [cid for cid in check_ids if cid not in data["checks"]]
-    if unknown:
-        raise RubricError(
-            f"{source}: no check has the id {unknown[0]!r} (list them: grader checks)"
-        )
-    if missing:
-        raise RubricError(
-            f"{source}: check {missing[0]!r} has no entry; give it points (0 is fine)"
-        )
-    return Rubric(data["lab"], data["version"], data["checks"], data.get("limits", {}))
+        raise RubricError("rubric.not_toml", {"source": source, "detail": str(exc)}) from None
+    validate(data, source, check_ids, params, lab)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    return Rubric(data["lab"], data["version"], data["checks"], data.get("limits", {}), digest)
 
 
-def load_rubric(path: str | None, package: str, filename: str, check_ids: list[str]) -> Rubric:
-    """The rubric at `path`, or the lab's own when `path` is None."""
-    if path is None:
-        text = read_text(package, filename)
-        return parse_rubric(text, f"{package}/{filename}", check_ids)
+def read_rubric_text(path: str) -> str:
+    """The text of the rubric file at `path`; raises `RubricError` if it can't be read."""
     try:
         with open(path, encoding="utf-8") as handle:
-            text = handle.read(1 << 20)
+            text = handle.read(_RUBRIC_MAX_BYTES + 1)
     except (OSError, UnicodeDecodeError) as exc:
-        raise RubricError(f"{path}: can't read the rubric: {exc}") from None
-    return parse_rubric(text, path, check_ids)
+        detail = getattr(exc, "strerror", None) or str(exc)
+        raise RubricError("rubric.cant_read", {"source": path, "detail": detail}) from None
+    if len(text) > _RUBRIC_MAX_BYTES:
+        raise RubricError("rubric.too_big", {"source": path, "limit": _RUBRIC_MAX_BYTES})
+    return text
+
+
+def load_rubric(
+    path: str | None,
+    package: str,
+    filename: str,
+    check_ids: Sequence[str],
+    params: Mapping[str, Mapping[str, ParamSpec]] | None = None,
+    lab: str | None = None,
+) -> Rubric:
+    """The rubric at `path`, or the lab's own (`package`/`filename`) when `path` is None."""
+    if path is None:
+        text = read_text(package, filename)
+        return parse_rubric(text, f"{package}/{filename}", check_ids, params, lab)
+    return parse_rubric(read_rubric_text(path), path, check_ids, params, lab)
+
+
+class _Lab(Protocol):
+    name: str
+    rubric_file: str
+
+    def all_check_ids(self) -> list[str]: ...
+
+    def parameters(self) -> dict[str, Mapping[str, ParamSpec]]: ...
+
+
+def load_lab_rubric(lab: _Lab, path: str | None, package: str) -> Rubric:
+    """The rubric of `lab` (its own from `package`, or the file at `path`), validated
+    against the lab's name, check ids and every check's declared parameters."""
+    return load_rubric(
+        path, package, lab.rubric_file, lab.all_check_ids(), lab.parameters(), lab.name
+    )
+

@@ -9,25 +9,48 @@ module makes it *enforced*: while `confined(...)` is active, the hook refuses
 - writes of any kind: opening for writing, remove, rename, mkdir, chmod, truncate…;
 - reads outside the submission, the explicit server-log path, the grader's own
   packages (schemas, rubric, catalogs) and the Python installation (lazy imports);
-- importing any module whose file lies in the submission folder.
+- running any code from the submission.
+
+No code under the submission may run, however the grader is started (`python -m grader
+check .` from inside the submission puts that folder first on `sys.path`), by three
+defences, each enough against a stray `jsonschema.pyc` on its own:
+
+1. The entry points take the working directory off `sys.path` before importing anything
+   else (`grader.syspath`), unless it is the folder the grader itself runs from.
+2. While confined (and while preparing, below), an import guard first in
+   `sys.meta_path` finds modules as Python would, but never on a `sys.path` entry inside
+   the submission or the working directory, and refuses a module whose loader would
+   read a file there, judged by the real path of the file the loader will load
+   (`spec.origin`, links resolved), not by the code object's `co_filename`, which a
+   sourceless `.pyc` sets to whatever it likes.
+3. The confined phase imports nothing heavy: what it needs lazily (jsonschema, to
+   explain a file the fast validator rejected) is asked for with `prepared(func)`; when
+   that happens while confined, `run_confined` leaves the confinement, runs `func` (the
+   imports) under the guard, and grades again. A good submission never pays for it.
 
 A refused operation raises `SandboxViolation` (a PermissionError) in the code that tried
 it: in a check that is an `error` outcome and grading goes on; in loading it is an
 unreadable file. An audit hook cannot be removed, so it is installed once per process
-and does nothing outside `confined`.
+and does nothing outside `confined`. (The hook is no defence against code that already
+runs: that is why no code from the submission may ever start.)
 """
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import os
 import site
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
+
+from grader.syspath import grader_root
+
+T = TypeVar("T")
 
 _NETWORK = {
     "socket.__new__",
@@ -76,16 +99,31 @@ class SandboxViolation(PermissionError):
     """Something tried to do what grading must never do."""
 
 
+class Unprepared(BaseException):
+    """Raised by `prepared(func)` while confined: `func` must run outside first.
+
+    A BaseException, so that no `except Exception` of a parser or a check swallows it on
+    its way to `run_confined`, which prepares and grades again.
+    """
+
+    def __init__(self, func: Callable[[], Any]) -> None:
+        super().__init__(getattr(func, "__qualname__", repr(func)))
+        self.func = func
+
+
 class _State(threading.local):
     def __init__(self) -> None:
         self.active = False
         self.read_roots: tuple[str, ...] = ()
         self.submission: str | None = None
+        self.forbidden: tuple[str, ...] = ()  # real paths no module may come from
+        self.finding = False
 
 
 _state = _State()
 _installed = False
 _lock = threading.Lock()
+_prepared: dict[Callable[[], Any], Any] = {}
 
 
 def _under(path: str, roots: Iterable[str]) -> bool:
@@ -99,6 +137,13 @@ def _path(value: Any) -> str | None:
         return os.path.abspath(os.fsdecode(value))
     except (TypeError, ValueError):
         return None
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path or os.curdir)
+    except (OSError, ValueError):
+        return os.path.abspath(path or os.curdir)
 
 
 def _is_write(mode: Any, flags: Any) -> bool:
@@ -127,19 +172,77 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
             raise SandboxViolation(
                 f"grader sandbox: reading outside the submission refused ({path})"
             )
-    elif event in ("import", "compile", "exec") and state.submission:
-        # import names the file when it knows it; compile and exec always carry it (in the
-        # code object for exec), which catches an import from source and any exec.
-        source = (
-            getattr(args[0], "co_filename", None)
-            if event == "exec"
-            else (args[1] if len(args) > 1 else None)
-        )
+    elif event in ("compile", "exec") and state.submission:
+        # A second opinion only: the import guard is what keeps submission code from
+        # loading. compile names the source file; exec carries the code object, whose
+        # co_filename a .pyc can forge, so it proves nothing when it looks harmless.
+        source = getattr(args[0], "co_filename", None) if event == "exec" else args[1]
         pseudo = not isinstance(source, str) or source.startswith("<")  # "<string>", "<sse.py>"
         filename = None if pseudo else _path(source)
-        if filename and _under(filename, (state.submission,)):
+        if filename and _under(_real(filename), state.forbidden):
             raise SandboxViolation(
                 f"grader sandbox: running code from the submission refused ({filename})"
+            )
+
+
+class _ImportGuard:
+    """First in `sys.meta_path`: finds modules as the finders after it would, never in a
+    forbidden folder (the submission, the working directory), and refuses a module
+    whose loader would load a file from one (by the file's real path)."""
+
+    @classmethod
+    def find_spec(cls, name: str, path: Any = None, target: Any = None) -> Any:
+        state = _state
+        if not state.forbidden or state.finding:
+            return None
+        state.finding = True
+        try:
+            spec = _find_elsewhere(name, path, target, state.forbidden)
+        finally:
+            state.finding = False
+        if spec is not None:
+            _vet(name, spec, state.forbidden)
+        return spec
+
+
+def _allowed_entries(entries: Iterable[Any], forbidden: tuple[str, ...]) -> list[Any]:
+    kept = []
+    for entry in entries:
+        if isinstance(entry, str) and _under(_real(entry), forbidden):
+            continue
+        kept.append(entry)
+    return kept
+
+
+def _find_elsewhere(name: str, path: Any, target: Any, forbidden: tuple[str, ...]) -> Any:
+    for finder in sys.meta_path:
+        if finder is _ImportGuard:
+            continue
+        find = getattr(finder, "find_spec", None)
+        if find is None:
+            continue
+        if finder is importlib.machinery.PathFinder:
+            entries = sys.path if path is None else path
+            spec = find(name, _allowed_entries(entries, forbidden), target)
+        else:
+            spec = find(name, path, target)
+        if spec is not None:
+            return spec
+    return None
+
+
+def _vet(name: str, spec: Any, forbidden: tuple[str, ...]) -> None:
+    places = list(spec.submodule_search_locations or [])
+    if spec.origin and getattr(spec, "has_location", False):
+        places.append(spec.origin)
+    loader_path = getattr(spec.loader, "path", None)
+    if isinstance(loader_path, str):
+        places.append(loader_path)
+    for place in places:
+        if isinstance(place, str) and _under(_real(place), forbidden):
+            raise SandboxViolation(
+                f"grader sandbox: importing {name} from {place} refused (inside the "
+                "submission or the working directory)"
             )
 
 
@@ -149,6 +252,22 @@ def _install() -> None:
         if not _installed:
             sys.addaudithook(_hook)
             _installed = True
+        if not sys.meta_path or sys.meta_path[0] is not _ImportGuard:
+            if _ImportGuard in sys.meta_path:
+                sys.meta_path.remove(_ImportGuard)
+            sys.meta_path.insert(0, _ImportGuard)
+
+
+def _forbidden(submission: str | None) -> tuple[str, ...]:
+    """Real paths no module may be imported from: the submission, and the working
+    directory unless the grader itself runs from there (a checkout)."""
+    roots = set()
+    if submission is not None:
+        roots.add(_real(submission))
+    cwd = _real(os.curdir)
+    if cwd != grader_root():
+        roots.add(cwd)
+    return tuple(sorted(roots))
 
 
 @cache
@@ -168,6 +287,18 @@ def _runtime_roots(packages: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @contextmanager
+def guarded_imports(submission: str | None = None) -> Iterator[None]:
+    """Imports in the body never come from the submission or the working directory."""
+    _install()
+    previous = _state.forbidden
+    _state.forbidden = _forbidden(submission)
+    try:
+        yield
+    finally:
+        _state.forbidden = previous
+
+
+@contextmanager
 def confined(
     submission: str,
     extra_reads: Iterable[str] = (),
@@ -180,15 +311,53 @@ def confined(
     """
     _install()
     folder = os.path.abspath(submission)
-    previous = (_state.active, _state.read_roots, _state.submission)
-    _state.read_roots = (
-        folder,
-        *(os.path.abspath(p) for p in extra_reads),
-        *_runtime_roots(packages),
-    )
+    previous = (_state.active, _state.read_roots, _state.submission, _state.forbidden)
+    roots = _runtime_roots(packages)
+    _state.read_roots = (folder, *(os.path.abspath(p) for p in extra_reads), *roots)
     _state.submission = folder
+    _state.forbidden = _forbidden(folder)
     _state.active = True
     try:
         yield
     finally:
-        _state.active, _state.read_roots, _state.submission = previous
+        _state.active, _state.read_roots, _state.submission, _state.forbidden = previous
+
+
+def prepared(func: Callable[[], T]) -> T:
+    """What `func` returns (it imports what the confined phase needs), run once per
+    process, outside the confinement and under the import guard.
+
+    Called while confined before `func` ever ran, it raises `Unprepared`, which
+    `run_confined` answers by running `func` outside and grading again.
+    """
+    if func in _prepared:
+        return _prepared[func]  # type: ignore[no-any-return]
+    if _state.active:
+        raise Unprepared(func)
+    return _prepare(func, None)
+
+
+def _prepare(func: Callable[[], T], submission: str | None) -> T:
+    with guarded_imports(submission):
+        value = func()
+    _prepared[func] = value
+    return value
+
+
+def run_confined(
+    phase: Callable[[], T],
+    submission: str,
+    extra_reads: Iterable[str] = (),
+    packages: tuple[str, ...] = ("grader", "schemas"),
+) -> T:
+    """`phase()` run confined; what it asks for with `prepared` is prepared outside
+    first (imports under the guard, never while confined), then the phase runs again."""
+    reads = tuple(extra_reads)
+    for _ in range(16):  # each round prepares one more thing; a phase needs one or two
+        try:
+            with confined(submission, reads, packages):
+                return phase()
+        except Unprepared as need:
+            if need.func not in _prepared:
+                _prepare(need.func, submission)
+    raise RuntimeError("the confined phase kept asking for preparations")

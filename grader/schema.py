@@ -19,6 +19,7 @@ from typing import Any
 
 from grader.package_data import package_dir, read_text
 from grader.problems import Location, Problem, Term, json_pointer, readable_path
+from grader.sandbox import prepared
 
 
 def json_type(value: Any) -> str:
@@ -54,12 +55,20 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-@cache
-def _validator(name: str) -> Any:
+def _import_jsonschema() -> tuple[Any, Any, Any]:
+    """jsonschema's validator and referencing's registry, imported (see `_validator`)."""
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
-    registry: Registry = Registry().with_resources(
+    return Draft202012Validator, Registry, Resource
+
+
+@cache
+def _validator(name: str) -> Any:
+    # Only a rejected file needs jsonschema, and grading is confined by then: `prepared`
+    # has the import done outside the confinement, under the import guard (sandbox).
+    Draft202012Validator, Registry, Resource = prepared(_import_jsonschema)
+    registry = Registry().with_resources(
         (load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in schema_names()
     )
     return Draft202012Validator(load_schema(name), registry=registry)

@@ -71,7 +71,7 @@ if str(ROOT) not in sys.path:
 
 from checks import LAB  # noqa: E402
 from grader.grade import grade  # noqa: E402
-from grader.rubric import Rubric, load_rubric  # noqa: E402
+from grader.rubric import Rubric, load_lab_rubric  # noqa: E402
 
 SAMPLES = ROOT / "sample_submissions"
 RESULT_SCHEMA = ROOT / "schemas" / "result.schema.json"
@@ -1423,7 +1423,7 @@ class CaseRunner:
         self.seed = seed
         self.folder = folder
         self.seeds = seeds if seeds is not None else load_seeds()
-        self.rubric = rubric or load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+        self.rubric = rubric or load_lab_rubric(LAB, None, "checks")
         self.validator = validator or ResultValidator()
         self.current: dict[str, State | str] = {n: "<unknown>" for n in FILENAMES}
         self.cases_run = 0

@@ -53,7 +53,7 @@ from checks import LAB  # noqa: E402
 from grader import batch  # noqa: E402
 from grader.class_report import write_class_report  # noqa: E402
 from grader.grade import grade  # noqa: E402
-from grader.rubric import load_rubric  # noqa: E402
+from grader.rubric import load_lab_rubric  # noqa: E402
 
 SAMPLES = ROOT / "sample_submissions"
 REAL = ("correct", "role_chunk_counted", "cache_on_in_prefill", "no_close_on_cancel",
@@ -209,7 +209,7 @@ def build(out: Path, count: int, seed: int, lang: str, jobs: int) -> tuple[Path,
     klass = out / "class"
     klass.mkdir(parents=True)
     (out / MARKER).write_text("made by scripts/make_class_demo.py\n", "utf-8")
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+    rubric = load_lab_rubric(LAB, None, "checks")
 
     expected: dict[str, frozenset[str]] = {}
     base_failures: dict[str, frozenset[str]] = {}

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from checks import LAB  # noqa: E402
 from grader.grade import grade  # noqa: E402
-from grader.rubric import load_rubric  # noqa: E402
+from grader.rubric import load_lab_rubric  # noqa: E402
 
 Row = tuple[str, Callable[[dict[str, dict[str, Any]], dict[str, dict[str, Any]]], str]]
 
@@ -67,11 +67,13 @@ ROWS: list[Row] = [
         lambda d, p: _fmt(_extreme(d.get("cache.in_log", {}).get("first_token_delay_ms"))),
     ),
     (
-        "chunks.in_stream: |last - first fragment - predicted_ms| <= {chunks.in_stream.noise_ms} ms",
+        "chunks.in_stream: |last - first fragment - predicted_ms|"
+        " <= {chunks.in_stream.noise_ms} ms",
         lambda d, p: _fmt(_ratio(d, "chunks.in_stream", "span_residual_ms")),
     ),
     (
-        "cancel.in_log: log cancel - launch - closed_at in -{cancel.in_log.early_ms}..{cancel.in_log.late_ms} ms",
+        "cancel.in_log: log cancel - launch - closed_at"
+        " in -{cancel.in_log.early_ms}..{cancel.in_log.late_ms} ms",
         lambda d, p: _fmt(_ratio(d, "cancel.in_log", "cancel_seen_residual_ms")),
     ),
     (
@@ -79,7 +81,8 @@ ROWS: list[Row] = [
         lambda d, p: _fmt(_ratio(d, "cancel.in_log", "release_residual_ms")),
     ),
     (
-        "log.intact: print time - launch - block's total in -{log.intact.clock_slack_ms}..{log.intact.max_print_delay_ms} ms",
+        "log.intact: print time - launch - block's total"
+        " in -{log.intact.clock_slack_ms}..{log.intact.max_print_delay_ms} ms",
         lambda d, p: "{}..{}".format(
             *(d.get("log.intact", {}).get("print_delay_ms") or ["—", "—"])
         ),
@@ -111,7 +114,7 @@ def real_captures() -> list[Path]:
 
 def main() -> None:
     folders = [Path(a) for a in sys.argv[1:]] or real_captures()
-    rubric = load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+    rubric = load_lab_rubric(LAB, None, "checks")
     settings = rubric.settings()
     params = {f"{cid}.{k}": v for cid, entry in settings.items() for k, v in entry.items()}
     print("| threshold | " + " | ".join(f.name for f in folders) + " |")

@@ -13,7 +13,7 @@ import pytest
 from checks import LAB
 from grader.grade import grade
 from grader.result import Result
-from grader.rubric import Rubric, load_rubric
+from grader.rubric import Rubric, load_lab_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_submissions"
@@ -23,20 +23,20 @@ EXPECTED.json. Unlike the published samples they are not in the sample registry,
 copy of one stands for a student's own honest run."""
 CORRECT = REAL / "correct"
 EXPECTED: dict[str, dict[str, object]] = json.loads((SAMPLES / "EXPECTED.json").read_text("utf-8"))
-REAL_EXPECTED: dict[str, dict[str, object]] = json.loads((REAL / "EXPECTED.json").read_text("utf-8"))
+REAL_EXPECTED: dict[str, dict[str, object]] = json.loads(
+    (REAL / "EXPECTED.json").read_text("utf-8")
+)
 
 
 @cache
 def graded(name: str) -> Result:
     """The result of a bundled sample with the lab's rubric, graded once per test run."""
-    return grade(
-        LAB, str(SAMPLES / name), load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
-    )
+    return grade(LAB, str(SAMPLES / name), load_lab_rubric(LAB, None, "checks"))
 
 
 @pytest.fixture(scope="session")
 def rubric() -> Rubric:
-    return load_rubric(None, "checks", LAB.rubric_file, LAB.all_check_ids())
+    return load_lab_rubric(LAB, None, "checks")
 
 
 @pytest.fixture

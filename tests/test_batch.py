@@ -257,7 +257,8 @@ def test_an_exception_for_one_submission_is_a_row(classroom: Path, tmp_path, mon
     rows = {r.id: r for r in report.rows}
     assert rows["alice"].gradable and rows["alice"].score == 71
     assert not rows["bob"].gradable and "RuntimeError: boom" in rows["bob"].error
-    assert report.exit_code == 1
+    assert rows["bob"].grader_error and not rows["alice"].grader_error
+    assert report.exit_code == 3  # the grader's failure, not carol's empty folder
 
 
 @pytest.mark.skipif(

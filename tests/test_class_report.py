@@ -421,10 +421,10 @@ def test_hostile_ids_and_messages_are_only_text(page: str) -> None:
         assert href[1:] in ids, href  # every link lands somewhere
 
 
-def test_escaping_replaces_controls_and_bidi_overrides() -> None:
+def test_escaping_shows_controls_and_bidi_overrides_as_escapes() -> None:
     assert esc("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&#x27;"
-    assert clean("evil\u202etxt.exe\x00\x1b") == "evil\ufffdtxt.exe\ufffd\ufffd"
-    assert clean("\udcff") == "\ufffd"  # an undecodable file name byte
+    assert clean("evil\u202etxt.exe\x00\x1b") == "evil\\u202etxt.exe\\x00\\x1b"
+    assert clean("\udcff") == "\\xff"  # an undecodable file name byte, as the byte
 
 
 def test_anchors_are_readable_and_unique() -> None:

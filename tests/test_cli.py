@@ -137,7 +137,7 @@ def test_colour_always_paints_the_marks(capsys) -> None:
 
 def test_bad_rubric_is_exit_2_with_the_check_named(capsys, tmp_path: Path) -> None:
     rubric = tmp_path / "rubric.toml"
-    rubric.write_text('lab = "x"\nversion = "1"\n[checks."no.such"]\npoints = 1\n', "utf-8")
+    rubric.write_text('lab = "first-token"\nversion = "1"\n[checks."no.such"]\npoints = 1\n')
     code, _, err = run(capsys, "check", str(CORRECT), "--rubric", str(rubric))
     assert code == 2 and "no.such" in err
 
@@ -168,13 +168,14 @@ def test_grading_writes_nothing_inside_the_submission(capsys, submission: Path) 
     assert sorted((p.name, p.stat().st_mtime_ns) for p in submission.iterdir()) == before
 
 
-def test_an_internal_error_is_exit_2_not_a_traceback(capsys, monkeypatch) -> None:
+def test_an_internal_error_is_exit_3_not_a_traceback(capsys, monkeypatch) -> None:
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr("grader.grade.grade", broken)
     code, out, err = run(capsys, "check", str(CORRECT))
-    assert code == 2 and "internal error" in err and "boom" in err and out == ""
+    assert code == 3 and "internal error" in err and "boom" in err and out == ""
+    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize(

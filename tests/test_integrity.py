@@ -46,11 +46,26 @@ def test_extra_keys_in_every_json_file_keep_full_marks(grade_folder, tmp_path) -
     assert not_passed(grade_folder(folder)) == set()
 
 
-@pytest.mark.parametrize("name", ["correct", "role_chunk_counted", "cache_on_in_prefill", "no_close_on_cancel", "no_cache_ram_flag"])
+INTEGRITY = (
+    "submission.original",
+    "log.intact",
+    "log.lab_run",
+    "log.plausible",
+    "sse.in_log",
+    "sse.one_response",
+    "chunks.in_stream",
+    "ttft.in_log",
+    "prefill.in_log",
+    "cache.in_log",
+    "sentence.in_log",
+    "cancel.in_log",
+)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in REAL.iterdir() if p.is_dir()))
 def test_no_real_capture_fails_an_integrity_check(grade_folder, name) -> None:
-    integrity = {c.id for c in grade_folder(REAL / name).checks if c.id.endswith((".in_log", ".intact", ".lab_run", ".plausible", ".one_response", ".in_stream", ".original"))}
-    result = grade_folder(REAL / name)
-    assert {i for i in integrity if statuses(result)[i] != "passed"} == set()
+    status = statuses(grade_folder(REAL / name))
+    assert {i: status[i] for i in INTEGRITY if status[i] != "passed"} == {}
 
 
 # -- fabrications are caught, and never outscore the honest original -----------------------

@@ -37,6 +37,15 @@ class Renderer(Protocol):
 
 
 def renderer(name: str) -> Renderer:
+    """The renderer of format `name`, behind the boundary every output crosses: it sees
+    the result with every string made visible (`grader.visible`), so no format can
+    print a student's control characters or undecodable bytes raw."""
+    from grader.visible import visible_result
+
     module = importlib.import_module(FORMATS[name])
     render: Renderer = module.render
-    return render
+
+    def render_visible(result: Result, options: RenderOptions) -> str:
+        return render(visible_result(result), options)
+
+    return render_visible

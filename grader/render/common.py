@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from grader.i18n import Catalog, format_value
-from grader.result import CheckResult, ResultLocation
+from grader.result import CheckResult, Result, ResultLocation
 
 
 def where(loc: ResultLocation | None) -> str:
@@ -33,3 +33,18 @@ def evidence_lines(check: CheckResult, catalog: Catalog) -> list[str]:
     if check.hint:
         lines.append(f"{catalog.raw('render.hint') or 'what to do'}: {check.hint}")
     return lines
+
+
+def crashed(result: Result) -> list[CheckResult]:
+    """The checks that crashed (status `error`): the grader's failures, not the student's."""
+    return [c for c in result.checks if c.status == "error"]
+
+
+def grader_error_line(result: Result, catalog: Catalog) -> str | None:
+    """The warning that the grader itself failed and the score is not final, or None."""
+    if not result.grader_error:
+        return None
+    ids = ", ".join(c.id for c in crashed(result))
+    if not ids:  # not gradable because the grader failed: format_errors say how
+        return None
+    return catalog.text("warning.grader_error", {"checks": ids})

@@ -15,7 +15,10 @@ Not in the output, on purpose:
   Gradescope); it is kept in `extra_data` with the lab, versions and counts.
 
 A submission that could not be graded gets score 0, no tests, and the reasons in
-`output`, so the student sees them.
+`output`, so the student sees them. When the grader itself failed (a check crashed:
+`extra_data.grader_error` true, the check's `extra_data.status` "error"), `output`
+opens with a warning that the score is not final and the failure is the grader's;
+`run_autograder` also exits with status 3 then, which Gradescope shows the instructor.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import json
 from typing import Any
 
 from grader.render import RenderOptions
-from grader.render.common import evidence_lines, where
+from grader.render.common import evidence_lines, grader_error_line, where
 from grader.render.markdown import counts, explanations, inline, score_line
 from grader.result import CheckResult, Result
 
@@ -72,6 +75,9 @@ def _output(result: Result, options: RenderOptions) -> str:
         return "\n\n".join(f"**{inline(title)}:** {inline(e)}" for e in result.format_errors)
     summary = t.text("render.summary", counts(result)) or ""
     parts = [f"**{score_line(result, options)}** — {inline(summary)}"]
+    warning = grader_error_line(result, t)
+    if warning:
+        parts.insert(0, f"**⚠️ {inline(warning)}**")
     mistakes = explanations(result)
     if mistakes:
         parts.append(f"### {inline(t.raw('render.mistakes') or 'Common mistakes found')}")
@@ -90,6 +96,7 @@ def results(result: Result, options: RenderOptions) -> dict[str, Any]:
         "extra_data": {
             "lab": result.lab,
             "gradable": result.gradable,
+            "grader_error": result.grader_error,
             "max_score": result.max_score,
             "summary": counts(result),
             "grader_version": result.grader_version,

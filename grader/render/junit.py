@@ -15,7 +15,10 @@ through ElementTree's escaping, after dropping the characters XML 1.0 cannot car
 all (controls other than tab, LF, CR; lone surrogates; U+FFFE, U+FFFF).
 
 A submission that could not be graded is one test case, `not_gradable`, in error, so a
-CI job never shows it as an empty green run.
+CI job never shows it as an empty green run. `<failure type="check_failed">` is the
+student's; `<error type="grader_error">` is the grader's own failure (a crashed check,
+or an internal error), `<error type="not_gradable">` a submission that could not be
+graded; the suite's `grader_error` property says whether the grader failed at all.
 """
 
 from __future__ import annotations
@@ -30,6 +33,12 @@ from grader.result import CheckResult, Result
 
 _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 RESULT_TAG = {"failed": "failure", "error": "error", "skipped": "skipped"}
+# `type` tells the two kinds of <error> apart: the grader's own failure, and a submission
+# that could not be graded at all; a <failure> is always the student's work.
+OUTCOME_TYPE = {
+    "failed": {"type": "check_failed"},
+    "error": {"type": "grader_error"},
+}
 
 
 def xml_text(text: str) -> str:
@@ -59,7 +68,8 @@ def _testcase(
     tag = RESULT_TAG.get(check.status)
     if tag is None:
         return
-    outcome = _element(case, tag, message=check.message or check.title)
+    kind = OUTCOME_TYPE.get(check.status, {})
+    outcome = _element(case, tag, message=check.message or check.title, **kind)
     body = "\n\n".join(t for t in (feedback(check, options), check.explanation) if t)
     if body:
         outcome.text = xml_text(body)
@@ -88,6 +98,7 @@ def tree(result: Result, options: RenderOptions) -> ET.Element:
             "score": format_value(result.score),
             "max_score": format_value(result.max_score),
             "gradable": str(result.gradable).lower(),
+            "grader_error": str(result.grader_error).lower(),
             "grader_version": result.grader_version,
             "rubric_version": result.rubric_version,
             "language": result.language,
@@ -96,7 +107,10 @@ def tree(result: Result, options: RenderOptions) -> ET.Element:
     if not result.gradable:
         case = _element(suite, "testcase", classname=result.lab, name="not_gradable")
         title = options.catalog.raw("render.not_gradable") or "Not graded"
-        error = _element(case, "error", message=f"{title}: {'; '.join(result.format_errors)}")
+        kind = "grader_error" if result.grader_error else "not_gradable"
+        error = _element(
+            case, "error", message=f"{title}: {'; '.join(result.format_errors)}", type=kind
+        )
         error.text = xml_text("\n".join(result.format_errors))
         return root
     for check in result.checks:

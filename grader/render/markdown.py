@@ -24,6 +24,7 @@ import re
 
 from grader.i18n import format_value
 from grader.render import RenderOptions
+from grader.render.common import grader_error_line
 from grader.result import CheckResult, Result, ResultLocation, Value
 
 EMOJI = {"passed": "✅", "failed": "❌", "skipped": "⏭️", "error": "⚠️"}
@@ -182,9 +183,11 @@ def render(result: Result, options: RenderOptions) -> str:
         "",
         f"{code(result.submission)} · {inline(summary)}",
         "",
-        *_table(result, options),
-        "",
     ]
+    warning = grader_error_line(result, t)
+    if warning:
+        out += [f"> {EMOJI['error']} **{inline(warning)}**", ""]
+    out += [*_table(result, options), ""]
     unpassed = [c for c in result.checks if c.status != "passed"]
     if unpassed:
         out += [f"## {label(options, 'what_to_fix')}", ""]

@@ -8,6 +8,11 @@ all (no points awarded or lost, no attempt used), with the reasons in `format_er
 was found) and `output` (where, expected / found, what to do). `message` at the top is
 the score line; `output` at the top, when there are any, the common-mistake
 explanations. (PrairieLearn limits the file to 1 MB.)
+
+When the grader itself failed (a check crashed), the result is `gradable: false` too,
+with the warning and each crashed check in `format_errors`: PrairieLearn then neither
+awards nor takes points and does not count the attempt, which is right when the score
+would be the grader's bug rather than the student's work.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import json
 from typing import Any
 
 from grader.render import RenderOptions
-from grader.render.common import evidence_lines, where
+from grader.render.common import crashed, evidence_lines, grader_error_line, where
 from grader.render.markdown import counts, explanations, score_line
 from grader.result import CheckResult, Result
 
@@ -58,13 +63,17 @@ def _test(check: CheckResult, options: RenderOptions) -> dict[str, Any]:
 def results(result: Result, options: RenderOptions) -> dict[str, Any]:
     """The results.json document as a dict."""
     t = options.catalog
-    if not result.gradable:
+    warning = grader_error_line(result, t)
+    if not result.gradable or warning:
         title = t.raw("render.not_gradable") or "Not graded"
+        errors = list(result.format_errors)
+        if warning:  # the grader failed: this attempt must not count against the student
+            errors = [warning, *(f"{c.id}: {c.message or c.title}" for c in crashed(result))]
         return {
             "gradable": False,
             "score": 0.0,
-            "message": "\n".join(f"{title}: {e}" for e in result.format_errors),
-            "format_errors": list(result.format_errors),
+            "message": "\n".join(f"{title}: {e}" for e in errors[:1] or [""]),
+            "format_errors": errors,
             "tests": [],
         }
     summary = t.text("render.summary", counts(result)) or ""

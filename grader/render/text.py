@@ -14,7 +14,7 @@ import unicodedata
 
 from grader.i18n import format_value
 from grader.render import RenderOptions
-from grader.render.common import expected_found, where
+from grader.render.common import expected_found, grader_error_line, where
 from grader.result import CheckResult, Result
 
 MARKS = {"passed": "✓", "failed": "✗", "skipped": "–", "error": "!"}
@@ -81,6 +81,9 @@ def render(result: Result, options: RenderOptions) -> str:
     )
     status = "passed" if result.score == result.max_score else "failed"
     out += ["", _paint(f"{score} — {summary}", COLORS[status], options.color)]
+    warning = grader_error_line(result, t)
+    if warning:
+        out.append(_paint(f"{MARKS['error']} {warning}", COLORS["error"], options.color))
     return "\n".join(out) + "\n"
 
 

@@ -295,7 +295,7 @@ def test_run_autograder_writes_score_0_when_the_grader_cannot_run(tmp_path: Path
 def test_run_autograder_writes_score_0_with_the_error_when_grader_exits_2(tmp_path: Path) -> None:
     root = autograder_dir(tmp_path, "correct")
     rubric = tmp_path / "rubric.toml"
-    rubric.write_text('lab = "x"\nversion = "1"\n[checks."no.such"]\npoints = 1\n', "utf-8")
+    rubric.write_text('lab = "first-token"\nversion = "1"\n[checks."no.such"]\npoints = 1\n')
     proc = run_autograder(root, GRADER_RUBRIC=str(rubric))
     assert proc.returncode == 0
     doc = results_json(root)

@@ -1,0 +1,112 @@
+"""Text from a submission, made safe to show: control characters become visible escapes.
+
+A submission controls many strings the grader prints: values quoted in messages
+(`first_sentence`, a JSON key in a pointer), expected / found values, file and folder
+names. Printed raw, `ESC[2J` clears a student's terminal, `ESC[8m` hides what follows,
+OSC 52 writes the clipboard, a newline starts a fake "Score: 71/71" line, a right-to-left
+override makes a name read as another, and a folder name holding byte 0xFF (kept by
+Python as the lone surrogate U+DCFF) makes the output invalid UTF-8. So every such
+character is replaced by an escape a person can read, and the student sees exactly what
+was there:
+
+- C0 controls, DEL and C1 controls: `\\n`, `\\r`, `\\t`, else `\\x1b`, `\\x7f`, `\\x9b`;
+- a byte that was not UTF-8 (surrogate-escaped, U+DC80..U+DCFF): `\\xff`, the byte;
+- other lone surrogates, the bidirectional overrides and isolates, and the line and
+  paragraph separators U+2028 / U+2029: `\\u202e`.
+
+Two places apply it, two halves of one rule. `Catalog.text` escapes every value it
+fills into a message (values are one line; a newline in one is the student's), and the
+renderer boundary (`visible_result`, called by `grader.render.renderer` and by the batch
+before it writes a result) escapes every string of the `Result`, keeping the line breaks
+of the catalogs' own prose (messages, hints, explanations). Neither knows any check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_KEEP_LINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+PROSE_FIELDS = frozenset({"message", "hint", "explanation", "title", "format_errors"})
+"""`Result` fields (at any depth) that hold a catalog's prose, whose line breaks are kept."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, as surrogateescape keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def visible(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every control, stray surrogate and direction override escaped.
+
+    `keep_newlines` keeps line feeds and tabs, for prose whose lines are the catalog's.
+    """
+    pattern = _UNSAFE_KEEP_LINES if keep_newlines else _UNSAFE
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(_escape, text)
+
+
+def visible_path(path: str | bytes) -> str:
+    """A path (str from the command line or os.scandir, or bytes) as safe text."""
+    if isinstance(path, bytes):
+        path = path.decode("utf-8", "surrogateescape")
+    return visible(path)
+
+
+def visible_data(value: Any) -> Any:
+    """JSON-like data (str, numbers, lists, dicts) with every string made visible."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, list):
+        return [visible_data(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(visible_data(v) for v in value)
+    if isinstance(value, dict):
+        return {visible_data(k): visible_data(v) for k, v in value.items()}
+    return value
+
+
+def _item(value: Any) -> Any:
+    return visible_result(value) if dataclasses.is_dataclass(value) else visible_data(value)
+
+
+def _field(name: str, value: Any) -> Any:
+    if isinstance(value, str):
+        return visible(value, keep_newlines=name in PROSE_FIELDS)
+    if name in PROSE_FIELDS and isinstance(value, list):
+        return [visible(v, keep_newlines=True) if isinstance(v, str) else v for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return visible_result(value)
+    if isinstance(value, list):
+        return [_item(v) for v in value]
+    return visible_data(value)
+
+
+def visible_result(result: T) -> T:
+    """A copy of a `Result` (or any dataclass of it) where every string is visible text.
+
+    Prose fields (`PROSE_FIELDS`) keep their line breaks; every other string is one line.
+    The same object comes back when nothing needed escaping.
+    """
+    changes = {}
+    for f in dataclasses.fields(result):
+        value = getattr(result, f.name)
+        new = _field(f.name, value)
+        if new is not value and new != value:
+            changes[f.name] = new
+    return dataclasses.replace(result, **changes) if changes else result

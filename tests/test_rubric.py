@@ -1,0 +1,188 @@
+"""The rubric is validated against each check's declared parameters, before grading.
+
+A rubric that the grader would misread stops it with exit 2 and a sentence naming the
+key, instead of a check that errors for every student while the summary says "graded".
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks import LAB
+from grader.cli import main
+from grader.i18n import Catalog
+from grader.params import Integer, ListOf, Number
+from grader.rubric import RubricError, parse_rubric
+from tests.conftest import CORRECT, ROOT
+
+RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
+
+
+def lab_rubric(text: str):
+    return parse_rubric(text, "r.toml", LAB.all_check_ids(), LAB.parameters(), LAB.name)
+
+
+def refusal(text: str) -> str:
+    with pytest.raises(RubricError) as info:
+        lab_rubric(text)
+    return str(info.value)
+
+
+def replaced(old: str, new: str) -> str:
+    assert old in RUBRIC_TEXT
+    return RUBRIC_TEXT.replace(old, new)
+
+
+def test_the_lab_rubric_satisfies_every_declaration() -> None:
+    rubric = lab_rubric(RUBRIC_TEXT)
+    assert rubric.settings()["cancel.slot_freed"]["max_idle_fraction"] == 0.25
+
+
+def test_a_misspelt_parameter_is_refused_naming_the_key_and_the_right_name() -> None:
+    message = refusal(replaced("max_idle_fraction = 0.25", "max_idle_fracton = 0.25"))
+    assert 'checks."cancel.slot_freed".max_idle_fracton' in message
+    assert "did you mean max_idle_fraction" in message
+
+
+def test_a_string_where_a_number_belongs_is_refused() -> None:
+    message = refusal(replaced("max_idle_fraction = 0.25", 'max_idle_fraction = "0.25"'))
+    assert 'checks."cancel.slot_freed".max_idle_fraction' in message
+    assert '"0.25" (a string)' in message and "a number from 0 to 1" in message
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e308", "1000001", "-1"])
+def test_points_must_be_finite_and_bounded(value: str) -> None:
+    message = refusal(
+        replaced('[checks."health.ok"]\npoints = 1', f'[checks."health.ok"]\npoints = {value}')
+    )
+    assert 'checks."health.ok".points' in message and "0 to 1000000" in message
+
+
+def test_a_threshold_out_of_its_range_is_refused() -> None:
+    message = refusal(replaced("max_idle_fraction = 0.25", "max_idle_fraction = 2"))
+    assert "max_idle_fraction" in message and "2 (a whole number)" in message
+
+
+def test_a_boolean_is_not_a_number() -> None:
+    assert "true (a boolean)" in refusal(
+        replaced("max_idle_fraction = 0.25", "max_idle_fraction = true")
+    )
+
+
+def test_a_whole_number_parameter_refuses_a_decimal() -> None:
+    message = refusal(replaced("n_ctx = 4096", "n_ctx = 4096.5"))
+    assert 'checks."props.server_config".n_ctx' in message and "a whole number" in message
+
+
+def test_a_list_parameter_checks_every_item() -> None:
+    message = refusal(replaced("docs = [0, 4, 12]", 'docs = [0, "4", 12]'))
+    assert 'checks."prefill.doc_counts".docs' in message and "a list of 1 to 100" in message
+
+
+def test_a_missing_parameter_is_refused_before_grading() -> None:
+    message = refusal(replaced("max_idle_fraction = 0.25", ""))
+    assert 'checks."cancel.slot_freed".max_idle_fraction: missing' in message
+
+
+def test_a_disabled_check_needs_no_parameters() -> None:
+    text = replaced("points = 4\nmax_idle_fraction = 0.25", "points = 4\nenabled = false")
+    assert "cancel.slot_freed" in lab_rubric(text).checks
+
+
+def test_a_rubric_for_another_lab_is_refused() -> None:
+    assert 'for the lab "other"' in refusal(replaced('lab = "first-token"', 'lab = "other"'))
+
+
+def test_an_unknown_top_level_key_is_refused() -> None:
+    assert "points_total" in refusal("points_total = 3\n" + RUBRIC_TEXT)
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", '"4096"', "true"])
+def test_a_limit_must_be_a_positive_whole_number(value: str) -> None:
+    text = replaced('version = "2026.11"', f'version = "2026.11"\n[limits]\nfile_bytes = {value}')
+    assert "limits.file_bytes" in refusal(text)
+
+
+def test_a_misspelt_limit_is_refused_with_the_right_name() -> None:
+    text = replaced('version = "2026.11"', 'version = "2026.11"\n[limits]\nfile_bites = 100')
+    assert "limits.file_bites" in refusal(text) and "file_bytes" in refusal(text)
+
+
+def test_the_error_is_worded_in_the_readers_language() -> None:
+    with pytest.raises(RubricError) as info:
+        lab_rubric(replaced("max_idle_fraction = 0.25", 'max_idle_fraction = "0.25"'))
+    japanese = info.value.text(Catalog("ja", ("grader",)))
+    assert "max_idle_fraction" in japanese and "0から1までの数値" in japanese
+
+
+def test_the_command_exits_2_naming_the_key(capsys, tmp_path: Path) -> None:
+    rubric = tmp_path / "rubric.toml"
+    rubric.write_text(replaced("max_idle_fraction = 0.25", "max_idle_fracton = 0.25"), "utf-8")
+    code = main(["check", str(CORRECT), "--rubric", str(rubric), "--lang", "en"])
+    err = capsys.readouterr().err
+    assert code == 2 and "max_idle_fracton" in err and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_a_batch_with_a_bad_rubric_exits_2_before_grading(capsys, tmp_path: Path) -> None:
+    rubric = tmp_path / "rubric.toml"
+    rubric.write_text(replaced("max_idle_fraction = 0.25", "max_idle_fraction = nan"), "utf-8")
+    out = tmp_path / "out"
+    code = main(["batch", str(CORRECT), "--out", str(out), "--rubric", str(rubric)])
+    assert code == 2 and "max_idle_fraction" in capsys.readouterr().err
+    assert not (out / "results").exists()
+
+
+def test_spec_types_accept_exactly_their_values() -> None:
+    assert Number(0, 1).accepts(0.5) and Number(0, 1).accepts(1)
+    assert not any(Number(0, 1).accepts(v) for v in (True, float("nan"), 1.01, "0.5", None))
+    assert Integer(1, 5).accepts(5) and not Integer(1, 5).accepts(5.0)
+    assert ListOf(Integer(0, 9), 1, 2).accepts([1, 2])
+    assert not ListOf(Integer(0, 9), 1, 2).accepts([1, 2, 3])
+    assert not ListOf(Integer(0, 9), 1, 2).accepts([])
+
+
+def _params_read(path: Path) -> dict[str, set[str]]:
+    """check id -> the names its function passes to ctx.param(...), read with ast."""
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        ids = [
+            d.args[0].value
+            for d in node.decorator_list
+            if isinstance(d, ast.Call) and d.args and isinstance(d.args[0], ast.Constant)
+        ]
+        names = {
+            call.args[0].value
+            for call in ast.walk(node)
+            if isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "param"
+            and call.args
+            and isinstance(call.args[0], ast.Constant)
+        }
+        for cid in ids:
+            found[cid] = names
+    return found
+
+
+def test_every_parameter_a_check_reads_is_declared() -> None:
+    declared = LAB.parameters()
+    for path in sorted((ROOT / "checks").glob("*.py")):
+        for cid, names in _params_read(path).items():
+            assert names == set(declared[cid]), cid
+
+
+def test_a_good_rubric_loads_without_importing_pydantic() -> None:
+    code = (
+        "import sys; from checks import LAB; from grader.rubric import load_lab_rubric; "
+        "load_lab_rubric(LAB, None, 'checks'); print('pydantic' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.stdout.strip() == "False", proc.stderr
