@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checks.evidence import blocks, first_token_fits, match, match_in_order, task_name
+from checks.evidence import blocks, first_token_fits, match, match_in_order, request_params
 from checks.numbers import entry_for
 from checks.prefill import claimed
 from grader.engine import Context, Fail, check
@@ -70,7 +70,9 @@ def in_log(ctx: Context) -> None:
             expected=f"{near.prompt_ms}..{round(near.prompt_ms + overhead, 2)}",
             found=entry["ttft_ms"],
             key=key,
-            task=task_name(near),
+            prompt_ms=near.prompt_ms,
+            limit=round(near.prompt_ms + overhead, 2),
+            **request_params(near),
             at=ctx.at("cache", f"/{key}/ttft_ms"),
         )
     ctx.record(

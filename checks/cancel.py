@@ -7,22 +7,22 @@ from typing import Any
 from checks.evidence import blocks
 from checks.numbers import medians
 from grader.engine import Context, Fail, Note, check
-from grader.formats.llama_log import Cancel, ServerLog, TaskTiming
+from grader.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 from grader.params import Integer, Number
 
 
-def cut_off(log: ServerLog) -> list[Cancel]:
-    """The cancel lines of tasks that never finished: no timing block in the same run."""
-    finished = {(log.run_of(t.line), t.task) for t in log.timings}
-    return [c for c in log.cancels if (log.run_of(c.line), c.task) not in finished]
+def cut_off(log: ServerLog) -> list[Cancel | Release]:
+    """The log's evidence of tasks cut off before they finished (see
+    `ServerLog.unfinished`): cancel lines, or, in eras that log none, releases."""
+    return log.unfinished()
 
 
 def _cancelled_agrees(
-    log: ServerLog, cancel: Cancel, c: dict, early_ms: float, late_ms: float
+    log: ServerLog, cancel: Cancel | Release, c: dict, early_ms: float, late_ms: float
 ) -> tuple[str, dict[str, Any]] | None:
     """Why a cancelled task contradicts cancel.json (message key, params), or None."""
-    if cancel.task is None:
-        return None
+    if cancel.task is None or isinstance(cancel, Release):
+        return None  # a release is its own evidence; it has nothing more to compare
     release = log.release_of(cancel.task, near_line=cancel.line)
     if release is not None and release.line < cancel.line:
         return "released_first", {"task": cancel.task, "line": cancel.line, "release": release.line}
@@ -59,12 +59,12 @@ def _finished_agrees(
     return None
 
 
-def _residuals(log: ServerLog, cancels: list[Cancel], c: dict) -> dict[str, float]:
+def _residuals(log: ServerLog, cancels: list[Cancel | Release], c: dict) -> dict[str, float]:
     """How the log's times compare with cancel.json's, for the last cancelled task: when
     the server saw the close, minus closed_at_ms; when it released the slot, minus the
     close plus the idle time the client measured."""
     out: dict[str, float] = {}
-    if not cancels or cancels[-1].task is None:
+    if not cancels or cancels[-1].task is None or isinstance(cancels[-1], Release):
         return out
     cancel = cancels[-1]
     launch = log.launch_of(cancel.task, near_line=cancel.line)  # type: ignore[arg-type]

@@ -128,9 +128,10 @@ def nearest(
     return min(pool, key=lambda t: abs((t.eval_ms or 0) - generated_ms), default=None)
 
 
-def task_name(timing: TaskTiming) -> str:
-    """How a message names a request of the log: its task id, else its line."""
-    return f"task {timing.task}" if timing.task is not None else f"line {timing.line}"
+def request_params(timing: TaskTiming) -> dict[str, int | str]:
+    """How a message names a request of the log: its task id ("?" in the oldest logs,
+    which print none) and the line of its timing block."""
+    return {"task": timing.task if timing.task is not None else "?", "line": timing.line}
 
 
 def first_token_fits(ttft_ms: float, timing: TaskTiming, overhead_ms: float) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from checks.evidence import agree, blocks, match, resolution, task_name
+from checks.evidence import agree, blocks, match, request_params, resolution
 from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
 from grader.formats.llama_log import ServerLog, TaskTiming
@@ -69,7 +69,7 @@ def in_log(ctx: Context) -> None:
                 expected=near.prompt_ms,
                 found=entry["prompt_ms"],
                 docs=entry["docs"],
-                task=task_name(near),
+                **request_params(near),
                 at=ctx.at("prefill", f"/{bad}/prompt_ms"),
             )
         if not prefill_fits(entry, near, overhead):
@@ -78,7 +78,7 @@ def in_log(ctx: Context) -> None:
                 expected=f"<= {round(near.prompt_ms + overhead, 2)}",
                 found=entry["ttft_ms"],
                 docs=entry["docs"],
-                task=task_name(near),
+                **request_params(near),
                 prompt_ms=near.prompt_ms,
                 limit=round(near.prompt_ms + overhead, 2),
                 at=ctx.at("prefill", f"/{bad}/ttft_ms"),

@@ -76,6 +76,8 @@ def build_registry(root: Path) -> dict[str, Any]:
     }
     for folder in sorted(folders):
         relative = folder.relative_to(root).as_posix()
+        if relative.split("/")[0] == "fabricated":
+            continue  # fabrications are graded as a student's submission, not as samples
         hostile = relative.split("/")[0] == "hostile"
         samples[relative] = {"files": {}, "ids": []} if hostile else fingerprint(folder)
     return {"samples": samples}

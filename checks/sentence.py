@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from checks.evidence import blocks, first_token_fits, generation_fits, nearest, task_name
+from checks.evidence import blocks, first_token_fits, generation_fits, nearest, request_params
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
@@ -50,12 +50,14 @@ def in_log(ctx: Context) -> None:
     if not found:
         near = nearest(candidates, None, generated)
         if near is None:
-            raise Fail("no_request", expected=f"<= {limit}", found="—", at=ctx.at("sentence"))
+            raise Fail(
+                "no_request", expected=f"<= {limit}", found="—", limit=limit, at=ctx.at("sentence")
+            )
         raise Fail(
             "absent",
             expected=near.eval_ms,
             found=generated,
-            task=task_name(near),
+            **request_params(near),
             prompt_ms=near.prompt_ms,
             ttft=s["ttft_ms"],
             noise=noise,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from checks.evidence import agree, blocks, resolution, task_name
+from checks.evidence import agree, blocks, request_params, resolution
 from grader.engine import Context, Fail, Note, check
 from grader.formats.chat_stream import ChatStream
 from grader.formats.llama_log import ServerLog
@@ -62,7 +62,7 @@ def in_log(ctx: Context) -> None:
         "times",
         expected=f"{near.prompt_ms} + {near.eval_ms}",
         found=f"{prompt_ms} + {predicted_ms}",
-        task=task_name(near),
+        **request_params(near),
         at=at,
     )
 
@@ -151,7 +151,7 @@ def _counts_with_n_tokens(log: ServerLog | None) -> bool:
 )
 def role_chunk_first(ctx: Context) -> Note | None:
     """The first data event carries the role and no content, so the capture is the whole
-    stream. Builds from Dec 2024 to May 2025 sent no role-only chunk at all; from such a
+    stream. Builds from Jan 2024 to May 2025 sent no role-only chunk at all; from such a
     server, a stream whose content events match predicted_n is whole without one."""
     stream: ChatStream = ctx["sse"]
     chunks = stream.chunks
@@ -171,7 +171,7 @@ def role_chunk_first(ctx: Context) -> Note | None:
     return Note("no_role_era", {"line": first.line, "events": len(stream.content_events)})
 
 
-@check("sse.content_streamed", reads=("sse",), confirmed_by=("sse.in_log",))
+@check("sse.content_streamed", reads=("sse",))
 def content_streamed(ctx: Context) -> None:
     """At least one content event arrived, and the stream ends with [DONE]."""
     stream: ChatStream = ctx["sse"]
@@ -238,6 +238,7 @@ def in_stream(ctx: Context) -> None:
             "early",
             expected=f">= {prompt_ms}",
             found=first["t_ms"],
+            prompt_ms=prompt_ms,
             at=ctx.at("chunks", f"/{first_index}/t_ms"),
         )
     if predicted_ms is not None and len(texts) > 1:

@@ -8,7 +8,7 @@ from checks.evidence import (
     generation_fits,
     match,
     nearest,
-    task_name,
+    request_params,
 )
 from checks.numbers import close, medians
 from grader.engine import Context, Fail, check
@@ -74,7 +74,7 @@ def in_log(ctx: Context) -> None:
             found=generated,
             index=bad,
             tokens=run["tokens"],
-            task=task_name(near),
+            **request_params(near),
             prompt_ms=near.prompt_ms,
             ttft=run["ttft_ms"],
             noise=noise,

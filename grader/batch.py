@@ -384,9 +384,7 @@ def row_of(task_id: str, data: Any) -> Row | None:
         if not (isinstance(cid, str) and status in STATUSES and _number(points)):
             return None
         checks.append((cid, status, float(points)))
-    return Row(
-        task_id, True, float(score), float(max_score), "", tuple(checks), grader_error
-    )
+    return Row(task_id, True, float(score), float(max_score), "", tuple(checks), grader_error)
 
 
 def result_json(result: Any) -> str:
@@ -403,9 +401,7 @@ def _with_submission(result: Any, source: str) -> Any:
     return dataclasses.replace(result, submission=source)
 
 
-def _error_result(
-    grading: _Grading, source: str, message: str, grader_error: bool = False
-) -> Any:
+def _error_result(grading: _Grading, source: str, message: str, grader_error: bool = False) -> Any:
     from grader import __version__
     from grader.result import Result
 

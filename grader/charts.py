@@ -47,6 +47,7 @@ INK = "#222222"
 GRID = "#DDDDDD"
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 'Noto Sans CJK JP', sans-serif"
 
+
 def clean(text: object) -> str:
     """`text` as a string that is safe to show: C0/C1 controls (but tab and newline), the
     bidirectional overrides and isolates (which would let a student id display as

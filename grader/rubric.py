@@ -208,9 +208,7 @@ def validate(
         if not isinstance(data[key], str) or not data[key]:
             raise RubricError("rubric.not_text", {"source": source, "key": key}, found=data[key])
     if lab is not None and data["lab"] != lab:
-        raise RubricError(
-            "rubric.wrong_lab", {"source": source, "found": data["lab"], "lab": lab}
-        )
+        raise RubricError("rubric.wrong_lab", {"source": source, "found": data["lab"], "lab": lab})
     limits = _table(source, "limits", data.get("limits", {}))
     for key, value in limits.items():
         if key not in _LIMIT_NAMES:
@@ -290,4 +288,3 @@ def load_lab_rubric(lab: _Lab, path: str | None, package: str) -> Rubric:
     return load_rubric(
         path, package, lab.rubric_file, lab.all_check_ids(), lab.parameters(), lab.name
     )
-

@@ -123,11 +123,86 @@ def _mean_total(data: Any) -> float:
     return round(sum(r["total_ms"] for r in data["runs"]) / len(data["runs"]), 3)
 
 
+JSON_FILES = (
+    "ttft.json",
+    "prefill.json",
+    "cache.json",
+    "sentence.json",
+    "cancel.json",
+    "report.json",
+)
+
+
+def _map_floats(value: Any, change: Callable[[float], float | int]) -> Any:
+    if isinstance(value, float):
+        return change(value)
+    if isinstance(value, list):
+        return [_map_floats(v, change) for v in value]
+    if isinstance(value, dict):
+        return {k: _map_floats(v, change) for k, v in value.items()}
+    return value
+
+
+def map_times(folder: Path, change: Callable[[float], float | int]) -> None:
+    """Apply `change` to every time the client wrote (every float of the JSON files and
+    every t_ms of chunks.jsonl)."""
+    for name in JSON_FILES:
+        _rewrite_json(folder / name, lambda data: _map_floats(data, change))
+    lines = (folder / "chunks.jsonl").read_text("utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    (folder / "chunks.jsonl").write_text(
+        "".join(json.dumps(_map_floats(r, change), ensure_ascii=False) + "\n" for r in records),
+        "utf-8",
+    )
+
+
+def _rewrite_json(path: Path, change: Callable[[Any], Any]) -> None:
+    path.write_text(json.dumps(change(json.loads(path.read_text("utf-8"))), indent=2) + "\n")
+
+
+def _with_extra_keys(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {**data, "note": "measured on my pod"}
+    return [{**entry, "run": index} for index, entry in enumerate(data)]
+
+
+# -- honest variations ---------------------------------------------------------------------
+
+
+def round_times(folder: Path, digits: int) -> None:
+    """Every time written rounded to `digits` decimals (0: whole ms, written as ints)."""
+    map_times(folder, lambda v: round(v) if digits == 0 else round(v, digits))
+
+
+def add_extra_keys(folder: Path) -> None:
+    """Keys the lab does not ask for, in every JSON file."""
+    for name in JSON_FILES:
+        _rewrite_json(folder / name, _with_extra_keys)
+
+
 SENTENCE_TEXT = "Bring your insurance card. Also bring a photo ID and a list of medicines."
 _LATE = round(_source("sentence.json")["total_ms"] + 41.7, 3)
 
 # name -> (what the student did, mutation, must_fail ids, may_fail ids)
 CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
+    "rounded_to_0.1_ms": (
+        "rounded every time to 0.1 ms (honest: full marks)",
+        lambda folder: round_times(folder, 1),
+        [],
+        [],
+    ),
+    "rounded_to_whole_ms": (
+        "rounded every time to whole ms (honest: full marks)",
+        lambda folder: round_times(folder, 0),
+        [],
+        [],
+    ),
+    "extra_keys": (
+        "added keys of their own to every JSON file (honest: full marks)",
+        add_extra_keys,
+        [],
+        [],
+    ),
     "health_not_ok": (
         "saved /health while the model was still loading",
         edit_json("health.json", _set(["status"], "loading model")),
@@ -295,11 +370,14 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
 
 
 def verdict(must: list[str], may: list[str]) -> dict[str, object]:
-    """The EXPECTED.json entry: the checks that must fail, and those that may: the ones
-    named, and every check skipped because a must-fail check did not pass."""
+    """The EXPECTED.json entry: full marks when nothing must fail; else the checks that
+    must fail, and those that may: the ones named, and every check skipped because a
+    must-fail check did not pass."""
     from checks import LAB
 
-    skipped = [c for c in LAB.downstream(must) if c not in may]
+    if not must:
+        return {"full_marks": True}
+    skipped = [c for c in LAB.downstream([*must, *may]) if c not in may]
     may = [*may, *skipped]
     return {"must_fail": must, "may_fail": may} if may else {"must_fail": must}
 
@@ -325,7 +403,7 @@ def main() -> None:
     write_expected("derived/", entries)
     lines = ["| folder | what the student did | must fail |", "|---|---|---|"]
     lines += [
-        f"| `derived/{n}` | {what} | {', '.join(f'`{m}`' for m in must)} |"
+        f"| `derived/{n}` | {what} | {', '.join(f'`{m}`' for m in must) or 'full marks'} |"
         for n, (what, _, must, _m) in CASES.items()
     ]
     readme = SAMPLES / "README.md"

@@ -348,8 +348,9 @@ RUNTIME_CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
 }
 
 
-def build(folder: Path, mutation: Mutation) -> Path:
-    shutil.copytree(SOURCE, folder)
+def build(folder: Path, mutation: Mutation, source: Path = SOURCE) -> Path:
+    """`source` (the published correct sample, by default) with `mutation` applied."""
+    shutil.copytree(source, folder)
     mutation(folder)
     return folder
 

@@ -10,7 +10,6 @@ repository holds: tests/data/real/* and the real samples of sample_submissions/)
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -104,12 +103,11 @@ ROWS: list[Row] = [
 
 def real_captures() -> list[Path]:
     """Every real capture of the repository: the test copies of the shared fixtures, and
-    the real samples (those listed as such in sample_submissions/REAL.json)."""
+    the published real samples (the top-level folders of sample_submissions/)."""
     folders = sorted(p for p in (ROOT / "tests" / "data" / "real").iterdir() if p.is_dir())
-    listing = ROOT / "sample_submissions" / "REAL.json"
-    if listing.is_file():
-        folders += [ROOT / "sample_submissions" / n for n in json.loads(listing.read_text())]
-    return folders
+    samples = ROOT / "sample_submissions"
+    others = ("derived", "hostile", "fabricated")
+    return folders + sorted(p for p in samples.iterdir() if p.is_dir() and p.name not in others)
 
 
 def main() -> None:

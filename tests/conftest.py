@@ -28,6 +28,12 @@ REAL_EXPECTED: dict[str, dict[str, object]] = json.loads(
 )
 
 
+def max_score() -> float:
+    """The lab rubric's full marks."""
+    rubric = load_lab_rubric(LAB, None, "checks")
+    return sum(float(entry["points"]) for entry in rubric.settings().values())
+
+
 @cache
 def graded(name: str) -> Result:
     """The result of a bundled sample with the lab's rubric, graded once per test run."""

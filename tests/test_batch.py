@@ -19,7 +19,9 @@ from grader import batch
 from grader import grade as grade_module
 from grader.batch import Progress, assign_ids, main, run, safe_id
 from grader.grade import grade
-from tests.conftest import CORRECT, SAMPLES
+from tests.conftest import CORRECT, REAL, SAMPLES, max_score
+
+FULL = max_score()
 
 CHECK_IDS = LAB.all_check_ids()
 HEADER = ["id", "score", "max_score", "gradable", "error", *CHECK_IDS]
@@ -30,7 +32,7 @@ def classroom(tmp_path: Path) -> Path:
     """alice (correct), bob (role chunk counted) and carol (an empty folder)."""
     root = tmp_path / "class"
     shutil.copytree(CORRECT, root / "alice")
-    shutil.copytree(SAMPLES / "role_chunk_counted", root / "bob")
+    shutil.copytree(REAL / "role_chunk_counted", root / "bob")
     (root / "carol").mkdir()
     return root
 
@@ -65,7 +67,7 @@ def test_batch_grades_every_submission(classroom: Path, tmp_path: Path, rubric) 
 
     rows = gradebook(out)
     assert [r["id"] for r in rows] == ["alice", "bob", "carol"]
-    for row, sample in ((rows[0], CORRECT), (rows[1], SAMPLES / "role_chunk_counted")):
+    for row, sample in ((rows[0], CORRECT), (rows[1], REAL / "role_chunk_counted")):
         expected = grade(LAB, str(sample), rubric)
         assert (row["score"], row["max_score"]) == (
             f"{expected.score:g}",
@@ -80,7 +82,7 @@ def test_batch_grades_every_submission(classroom: Path, tmp_path: Path, rubric) 
     data = summary(out)
     assert (data["submissions"], data["graded"], data["errors"]) == (3, 2, 1)
     assert data["error_ids"] == ["carol"]
-    assert data["score"]["max"] == 71 and data["score"]["min"] == float(rows[1]["score"])
+    assert data["score"]["max"] == FULL and data["score"]["min"] == float(rows[1]["score"])
     role = data["checks"]["chunks.role_chunk_excluded"]
     assert role["pass_rate"] == 0.5 and role["failed_ids"] == ["bob"]
     assert (role["passed"], role["failed"], role["skipped"], role["error"]) == (1, 1, 0, 0)
@@ -121,7 +123,7 @@ def test_resume_keeps_existing_results(classroom: Path, tmp_path: Path) -> None:
     batch_cli(str(classroom), "--out", str(out), "--jobs", "1")
     results = out / "results"
     marked = json.loads((results / "alice.json").read_text("utf-8"))
-    marked["score"] = 12345  # a marker: regrading would put 71 back
+    marked["score"] = 12345  # a marker: regrading would put full marks back
     (results / "alice.json").write_text(json.dumps(marked), "utf-8")
     before = (results / "alice.json").stat()
     (results / "bob.json").unlink()  # missing: graded again
@@ -137,14 +139,14 @@ def test_resume_keeps_existing_results(classroom: Path, tmp_path: Path) -> None:
     assert summary(out)["submissions"] == 3
 
     batch_cli(str(classroom), "--out", str(out), "--jobs", "1")  # without --resume: regraded
-    assert json.loads((results / "alice.json").read_text("utf-8"))["score"] == 71
+    assert json.loads((results / "alice.json").read_text("utf-8"))["score"] == FULL
 
 
 def test_an_archive_with_two_submissions(tmp_path: Path) -> None:
     archive = tmp_path / "bundle.tar.gz"
     with tarfile.open(archive, "w:gz") as handle:
         handle.add(CORRECT, "alice")
-        handle.add(SAMPLES / "role_chunk_counted", "bob")
+        handle.add(REAL / "role_chunk_counted", "bob")
         handle.add(SAMPLES / "README.md", "README.md")
     one = tmp_path / "dave.zip"
     with zipfile.ZipFile(one, "w") as handle:  # one submission, files at the top
@@ -154,9 +156,9 @@ def test_an_archive_with_two_submissions(tmp_path: Path) -> None:
     assert batch_cli(str(archive), str(one), "--out", str(out), "--jobs", "1") == 0
     rows = gradebook(out)
     assert [(r["id"], r["score"]) for r in rows] == [
-        ("bundle__alice", "71"),
+        ("bundle__alice", f"{FULL:g}"),
         ("bundle__bob", rows[1]["score"]),
-        ("dave", "71"),
+        ("dave", f"{FULL:g}"),
     ]
     assert rows[1]["chunks.role_chunk_excluded"] == "0"
     result = json.loads((out / "results" / "bundle__bob.json").read_text("utf-8"))
@@ -184,7 +186,7 @@ def test_a_corrupt_archive_is_a_row_not_the_end(classroom: Path, tmp_path: Path)
     for bad in ("erin", "frank", "gina"):
         assert rows[bad]["gradable"] == "false" and "archive refused" in rows[bad]["error"]
     assert "outside" in rows["gina"]["error"]
-    assert rows["alice"]["score"] == "71"
+    assert rows["alice"]["score"] == f"{FULL:g}"
     assert not (tmp_path / "escape").exists()
 
 
@@ -255,7 +257,7 @@ def test_an_exception_for_one_submission_is_a_row(classroom: Path, tmp_path, mon
     out = tmp_path / "out"
     report = run([str(classroom)], str(out), jobs=1)
     rows = {r.id: r for r in report.rows}
-    assert rows["alice"].gradable and rows["alice"].score == 71
+    assert rows["alice"].gradable and rows["alice"].score == FULL
     assert not rows["bob"].gradable and "RuntimeError: boom" in rows["bob"].error
     assert rows["bob"].grader_error and not rows["alice"].grader_error
     assert report.exit_code == 3  # the grader's failure, not carol's empty folder
@@ -281,7 +283,7 @@ def test_a_crashing_worker_is_a_row_not_the_end(classroom: Path, tmp_path, monke
     assert sorted(rows) == ["alice", "bob", "carol", "dan", "eve", "fay", "gus"]
     assert not rows["bob"].gradable and "died" in rows["bob"].error
     for name in ("alice", "dan", "eve", "fay", "gus"):
-        assert rows[name].gradable and rows[name].score == 71
+        assert rows[name].gradable and rows[name].score == FULL
     assert json.loads((out / "results" / "bob.json").read_text("utf-8"))["gradable"] is False
 
 

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from grader.cli import main
-from tests.conftest import CORRECT, ROOT, SAMPLES
+from tests.conftest import CORRECT, REAL, ROOT, SAMPLES
 
 RESULT_SCHEMA = json.loads((ROOT / "schemas" / "result.schema.json").read_text("utf-8"))
 
@@ -256,7 +256,7 @@ def test_batch_command_grades_a_folder_of_submissions_with_a_class_page(
     import shutil
 
     for name in ("correct", "role_chunk_counted"):
-        shutil.copytree(SAMPLES / name, tmp_path / "class" / name)
+        shutil.copytree(REAL / name, tmp_path / "class" / name)
     code, _, _ = run(
         capsys,
         "batch",

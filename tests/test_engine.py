@@ -128,7 +128,7 @@ def test_grader_package_does_not_import_the_lab() -> None:
 
 def test_rubric_limits_table_changes_a_size_cap() -> None:
     text = RUBRIC_TEXT.replace(
-        'version = "2026.11"', 'version = "2026.11"\n\n[limits]\nfile_bytes = 100'
+        'version = "2026.12"', 'version = "2026.12"\n\n[limits]\nfile_bytes = 100'
     )
     rubric = parse_rubric(text, "r.toml", LAB.all_check_ids())
     result = grade(LAB, str(CORRECT), rubric)
@@ -139,7 +139,7 @@ def test_rubric_limits_table_changes_a_size_cap() -> None:
 def test_rubric_limits_table_refuses_unknown_or_negative_limits() -> None:
     for table in ("file_bites = 100", "file_bytes = -1"):
         text = RUBRIC_TEXT.replace(
-            'version = "2026.11"', f'version = "2026.11"\n\n[limits]\n{table}'
+            'version = "2026.12"', f'version = "2026.12"\n\n[limits]\n{table}'
         )
         with pytest.raises(RubricError, match="limits"):
             parse_rubric(text, "r.toml", LAB.all_check_ids())

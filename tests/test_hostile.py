@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, assert_verdict, check_of
+from tests.conftest import CORRECT, ROOT, assert_verdict, check_of
 
 _spec = importlib.util.spec_from_file_location("make_hostile", ROOT / "scripts" / "make_hostile.py")
 assert _spec and _spec.loader
@@ -33,7 +33,8 @@ def graded_without_hanging(grade_folder, folder: Path):
 @pytest.mark.parametrize("name", sorted(make_hostile.RUNTIME_CASES))
 def test_runtime_hostile_case_gets_its_verdict(name: str, grade_folder, tmp_path: Path) -> None:
     _, mutation, must, may = make_hostile.RUNTIME_CASES[name]
-    folder = make_hostile.build(tmp_path / name, mutation)
+    # built from a capture that is no published sample: a copy of one is caught as such
+    folder = make_hostile.build(tmp_path / name, mutation, CORRECT)
     result = graded_without_hanging(grade_folder, folder)
     assert_verdict(result, make_hostile.verdict(must, may))
     for check_id in must:

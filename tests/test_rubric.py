@@ -104,12 +104,12 @@ def test_an_unknown_top_level_key_is_refused() -> None:
 
 @pytest.mark.parametrize("value", ["0", "1.5", '"4096"', "true"])
 def test_a_limit_must_be_a_positive_whole_number(value: str) -> None:
-    text = replaced('version = "2026.11"', f'version = "2026.11"\n[limits]\nfile_bytes = {value}')
+    text = replaced('version = "2026.12"', f'version = "2026.12"\n[limits]\nfile_bytes = {value}')
     assert "limits.file_bytes" in refusal(text)
 
 
 def test_a_misspelt_limit_is_refused_with_the_right_name() -> None:
-    text = replaced('version = "2026.11"', 'version = "2026.11"\n[limits]\nfile_bites = 100')
+    text = replaced('version = "2026.12"', 'version = "2026.12"\n[limits]\nfile_bites = 100')
     assert "limits.file_bites" in refusal(text) and "file_bytes" in refusal(text)
 
 

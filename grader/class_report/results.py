@@ -35,7 +35,7 @@ class CheckRow:
     expected: str | None = None
     found: str | None = None
     message_id: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict, hash=False)
     """The measurements the check recorded (`checks[].data`)."""
 
 
@@ -55,7 +55,7 @@ class Student:
     lab: str = ""
     grader_version: str = ""
     rubric_version: str = ""
-    digests: dict[str, str] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict, hash=False)
     """Artifact name -> sha256 of the file's bytes, for every file that was read."""
 
     def check(self, check_id: str) -> CheckRow | None:

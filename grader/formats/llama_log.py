@@ -436,14 +436,16 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
             task_event = True
 
         if own_task is not None:
-            count = None
+            count, form = None, "stop processing"
             if "stop processing" in line:
                 count = _STOP.search(line)
             elif "slot released" in line and _SLOT_RELEASED.search(line) is not None:
-                count = _N_PAST.search(line)
+                count, form = _N_PAST.search(line), "slot released"
             if count is not None:
                 n_tokens, counter = int(count.group(2)), count.group(1)
-                releases.append(Release(number, own_task, n_tokens, time_ms, prefixed, counter))
+                releases.append(
+                    Release(number, own_task, n_tokens, time_ms, prefixed, counter, form)
+                )
                 task_event = True
             elif "processing task" in line and own_task >= 0 and _PROCESSING.search(line):
                 launches.append(Launch(number, own_task, time_ms, prefixed))
@@ -451,7 +453,9 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
 
         if task_event:
             starts.close()
-        elif (facts := _start_up(line)) and not continuation:
+        elif (facts := _start_up(line)) and not continuation and (own_task is None or own_task < 0):
+            # a slot line of a real task (2025: "new prompt, n_ctx_slot = 4096, ...") is
+            # no start-up line; the start-up ones name task -1, or none
             starts.note(number, **facts)
         if "cleaning up" in line and _END.search(line) is not None:
             ends.append(number)

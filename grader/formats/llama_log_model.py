@@ -76,6 +76,10 @@ class Release:
     counter: str = "n_tokens"
     """The word the line counts with: `n_tokens` since llama.cpp PR 16818 (Oct 2025),
     `n_past` before; it dates the server."""
+    form: str = "stop processing"
+    """`stop processing` (text logs since late 2024, whose servers also log every cancel)
+    or `slot released` (mid-2024 JSON and key=value logs, which log no cancel at all: a
+    task cut off by its client is a release without a timing block)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,24 @@ class ServerLog:
             if launch.task == task and launch.line <= near_line and self.run_of(launch.line) == run
         ]
         return found[-1] if found else None
+
+    def unfinished(self) -> list[Cancel | Release]:
+        """The evidence of tasks that ended before they finished, in log order: the
+        `cancel task` line of a task with no timing block in its run, and, in logs that
+        print no cancel lines at all (`slot released` releases), the release of a task
+        with no timing block."""
+        finished = {(self.run_of(t.line), t.task) for t in self.timings}
+        cancelled = {(self.run_of(c.line), c.task) for c in self.cancels}
+        found: list[Cancel | Release] = [
+            c for c in self.cancels if (self.run_of(c.line), c.task) not in finished
+        ]
+        found += [
+            r
+            for r in self.releases
+            if r.form == "slot released"
+            and (self.run_of(r.line), r.task) not in finished | cancelled
+        ]
+        return sorted(found, key=lambda e: e.line)
 
     def full_prompt_tokens(self, timing: TaskTiming) -> int | None:
         """n_tokens of the task's release minus (eval_n - 1), i.e. the whole prompt size incl.
