@@ -724,3 +724,13 @@ def test_the_strip_chart_jitter_is_fixed_by_the_key() -> None:
     assert first == strip_chart("c", "T", x, rows, marks)
     ys = re.findall(r'<circle cx="[\d.]+" cy="([\d.]+)"', first)
     assert len(set(ys[1:])) == 2  # the two equal values sit apart (ys[0] is the row's key)
+
+
+def test_the_page_names_each_pair_of_students_with_one_run(data: cr.ClassData) -> None:
+    """The hostile-id result is the correct sample's, re-labelled: one run, two ids."""
+    page = cr.render_report(data, "en")
+    section = page[page.index('<section id="integrity">') :]
+    section = section[: section.index("</section>")]
+    assert label("en", "pairs") in section
+    assert "the same " in section and "chatcmpl-" in section
+    assert esc(HOSTILE_ID) in section

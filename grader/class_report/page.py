@@ -46,6 +46,7 @@ from grader.charts import (
 )
 from grader.class_report.assets import CSP, CSS, SCRIPT
 from grader.class_report.flags import integrity_flags
+from grader.class_report.pairs import find_pairs
 from grader.class_report.physics import Physics, read_physics
 from grader.class_report.results import CheckRow, Student, Unreadable, read_results
 from grader.class_report.spec import DEFAULT_LAB, ClassReportSpec, spec_of
@@ -493,6 +494,38 @@ class _Page:
         )
         return self._figure(svg, t("cancel_desc"), len(points), off)
 
+    def pairs(self) -> str:
+        """The pairs of students whose submissions are one run, with the evidence."""
+        t = self.t
+        found = find_pairs(self.students, self.spec.pairs if self.spec is not None else None)
+        head = f"<h3>{esc(t('pairs'))}</h3><p>{esc(t('pairs_intro'))}</p>"
+        if not found:
+            return head + f'<p class="muted">{esc(t("no_pairs"))}</p>'
+        rows = []
+        for pair in found:
+            evidence = []
+            if pair.files:
+                evidence.append(t("pair_files", files=", ".join(pair.files)))
+            if pair.ids:
+                evidence.append(t("pair_ids", ids=", ".join(pair.ids)))
+            spec = self.spec.pairs if self.spec is not None else None
+            if spec is not None and pair.near > spec.max_near:
+                percent = f"{spec.near * 100:g}"
+                evidence.append(
+                    t("pair_near", near=pair.near, compared=pair.compared, percent=percent)
+                )
+            rows.append(
+                f"<tr><td>{self.link(pair.a)}</td><td>{self.link(pair.b)}</td>"
+                f"<td>{esc('; '.join(evidence))}</td></tr>"
+            )
+        return (
+            head + f'<div class="scroll" tabindex="0" role="region" aria-label="{esc(t("pairs"))}">'
+            f'<table class="flags"><thead><tr><th scope="col">{esc(t("col_student"))}</th>'
+            f'<th scope="col">{esc(t("col_student"))}</th>'
+            f'<th scope="col">{esc(t("col_evidence"))}</th>'
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        )
+
     def integrity(self) -> str:
         t = self.t
         head = (
@@ -501,7 +534,7 @@ class _Page:
         )
         flagged = integrity_flags(self.students, self.spec)
         if not flagged:
-            return head + f'<p class="muted">{esc(t("no_flags"))}</p></section>'
+            return head + f'<p class="muted">{esc(t("no_flags"))}</p>' + self.pairs() + "</section>"
         labels = self.spec.flag_labels if self.spec is not None else {}
         strong = self.spec.strong_flags if self.spec is not None else frozenset()
         rows = []
@@ -539,7 +572,9 @@ class _Page:
             f'<table class="flags"><thead><tr><th scope="col">{esc(t("col_student"))}</th>'
             f'<th scope="col">{esc(t("col_flag"))}</th>'
             f'<th scope="col">{esc(t("col_evidence"))}</th>'
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div></section>"
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+            + self.pairs()
+            + "</section>"
         )
 
     def table(self) -> str:

@@ -1,0 +1,122 @@
+"""Class-wide integrity: two students who handed in one run are found, honest ones are not.
+
+Each submission alone is checked against its own server log; a copy of a classmate's
+run passes that test, so the class is compared as a whole (`grader.class_report.pairs`,
+with the lab's `PairSpec`): a shared measured file, a shared chatcmpl id, or more than
+five near-identical timings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from checks.class_report import CLASS_REPORT
+from grader.class_report.pairs import find_pairs, partners
+from grader.class_report.results import CheckRow, Student, student_of
+from tests.conftest import REAL, SAMPLES
+
+SPEC = CLASS_REPORT.pairs
+INDEPENDENT = [
+    *(REAL / p.name for p in sorted(REAL.iterdir()) if p.is_dir()),
+    *(
+        p
+        for p in sorted(SAMPLES.iterdir())
+        if p.is_dir() and p.name not in ("derived", "hostile", "fabricated")
+    ),
+]
+
+
+def student(grade_folder, folder: Path, sid: str) -> Student:
+    return student_of(sid, json.loads(grade_folder(folder).to_json()))
+
+
+@pytest.fixture(scope="module")
+def honest_class(rubric) -> list[Student]:
+    from checks import LAB
+    from grader.grade import grade
+
+    return [
+        student_of(f"{f.parent.name}/{f.name}", json.loads(grade(LAB, str(f), rubric).to_json()))
+        for f in INDEPENDENT
+    ]
+
+
+def test_independent_real_runs_make_no_pair(honest_class) -> None:
+    assert find_pairs(honest_class, SPEC) == []
+
+
+def test_independent_real_runs_share_few_near_identical_timings(honest_class) -> None:
+    from grader.class_report.pairs import _near_counts, timings_of
+
+    counts = _near_counts({s.id: timings_of(s, SPEC) for s in honest_class}, SPEC.near)
+    assert max(counts.values(), default=0) <= SPEC.max_near - 2  # a margin of 2 at least
+
+
+def test_two_students_with_one_run_are_a_pair_sharing_every_file_and_the_id(
+    grade_folder, tmp_path
+) -> None:
+    shutil.copytree(REAL / "correct", tmp_path / "bob")
+    alice = student(grade_folder, REAL / "correct", "alice")
+    bob = student(grade_folder, tmp_path / "bob", "bob")
+    (pair,) = find_pairs([alice, bob], SPEC)
+    assert (pair.a, pair.b) == ("alice", "bob")
+    assert set(pair.files) == set(SPEC.files)
+    assert len(pair.ids) == 1 and pair.ids[0].startswith("chatcmpl-")
+
+
+def test_sharing_one_measured_file_is_enough(grade_folder, tmp_path) -> None:
+    shutil.copytree(REAL / "role_chunk_counted", tmp_path / "bob")
+    shutil.copy(REAL / "correct" / "cache.json", tmp_path / "bob" / "cache.json")
+    alice = student(grade_folder, REAL / "correct", "alice")
+    bob = student(grade_folder, tmp_path / "bob", "bob")
+    (pair,) = find_pairs([alice, bob], SPEC)
+    assert pair.files == ("cache",) and pair.ids == ()
+
+
+def test_files_honest_runs_share_do_not_make_a_pair(grade_folder) -> None:
+    """health.json and the lab's sse.py are byte for byte the same in honest runs."""
+    alice = student(grade_folder, REAL / "correct", "alice")
+    bob = student(grade_folder, REAL / "no_close_on_cancel", "bob")
+    assert [alice.digests[a] == bob.digests[a] for a in ("health", "sse_py")] == [True, True]
+    assert find_pairs([alice, bob], SPEC) == []
+
+
+def with_timings(sid: str, values: list[float]) -> Student:
+    row = CheckRow("ttft.in_log", "t", "passed", 1, 1, data={"ttft_ms": values})
+    return Student(sid, True, 1, 1, checks=(row,))
+
+
+def test_more_than_five_near_identical_timings_make_a_pair() -> None:
+    base = [100.0 * (i + 1) for i in range(8)]
+    a = with_timings("a", base)
+    b = with_timings("b", [v * 1.004 for v in base[:6]] + [v * 1.2 for v in base[6:]])
+    (pair,) = find_pairs([a, b], dataclasses.replace(SPEC, timings=(("ttft.in_log", "ttft_ms"),)))
+    assert (pair.near, pair.compared, pair.files) == (6, 8, ())
+
+
+def test_five_near_identical_timings_are_not_a_pair() -> None:
+    base = [100.0 * (i + 1) for i in range(8)]
+    a = with_timings("a", base)
+    b = with_timings("b", [v * 1.004 for v in base[:5]] + [v * 1.2 for v in base[5:]])
+    spec = dataclasses.replace(SPEC, timings=(("ttft.in_log", "ttft_ms"),))
+    assert find_pairs([a, b], spec) == []
+
+
+def test_each_student_of_a_pair_is_told_who_the_other_is() -> None:
+    base = [100.0 * (i + 1) for i in range(8)]
+    students = [with_timings(sid, base) for sid in ("a", "b", "c")]
+    spec = dataclasses.replace(SPEC, timings=(("ttft.in_log", "ttft_ms"),))
+    found = partners(find_pairs(students, spec))
+    assert sorted((p.a, p.b) for p in found["b"]) == [("a", "b"), ("b", "c")]
+
+
+def test_a_student_who_could_not_be_graded_is_in_no_pair() -> None:
+    a = with_timings("a", [1.0] * 8)
+    b = dataclasses.replace(with_timings("b", [1.0] * 8), gradable=False)
+    spec = dataclasses.replace(SPEC, timings=(("ttft.in_log", "ttft_ms"),))
+    assert find_pairs([a, b], spec) == []
