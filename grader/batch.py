@@ -516,7 +516,11 @@ def run_batch(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m grader.batch PATH... --out DIR`, as `grader batch PATH... --out DIR`."""
+    """`python -m grader.batch PATH... --out DIR`, as `grader batch PATH... --out DIR`
+    (which is the safer way: see `grader.syspath`)."""
+    from grader.syspath import drop_working_directory
+
+    drop_working_directory()
     parser = argparse.ArgumentParser(prog="grader")
     add_batch_parser(parser.add_subparsers(dest="command", required=True))
     return run_batch(parser.parse_args(["batch", *(sys.argv[1:] if argv is None else argv)]))
