@@ -7,7 +7,7 @@ bytes surrogate-escaped; a zip name that claims UTF-8 and is not is read as byte
 refuses the whole archive: it was crafted), its kind ("file", "dir", or why it is never
 created: "symbolic link", "hard link", "device", "FIFO"), its declared size, and how to
 open its data. A zip's central directory is read up front (member count and declared
-bytes are checked before anything else); a tar is read as a stream, header by header,
+bytes are checked before anything else); a tar is read header by header, its data skipped,
 with nothing kept, so memory stays flat however many members it has. tar members also
 go through `tarfile.data_filter` (PEP 706) when this Python has it, as a second opinion.
 
@@ -164,9 +164,10 @@ def _tar_kind(member: tarfile.TarInfo) -> str:
 
 @contextlib.contextmanager
 def _tar_members(path: str, caps: ArchiveCaps) -> Iterator[tuple[Iterator[Member], int]]:
-    # Stream mode: headers one at a time, data skipped unless read, nothing kept (the
-    # TarFile's own list of members is emptied as we go, so memory stays flat).
-    with tarfile.open(path, "r|*") as archive:
+    # Headers one at a time, data skipped unless read (a plain .tar by seeking, a .tar.gz
+    # by gzip's own reader, much faster than tarfile's stream mode), nothing kept: the
+    # TarFile's own list of members is emptied as we go, so memory stays flat.
+    with tarfile.open(path, "r:*") as archive:
 
         def members() -> Iterator[Member]:
             count = declared = 0
