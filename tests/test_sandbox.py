@@ -336,3 +336,36 @@ def test_a_module_found_only_in_the_submission_never_loads(
 
     outcome = check_of(grade_with(imports, submission), "demo.only_here")
     assert outcome.status == "error" and not mark.exists()
+
+
+def test_grading_every_sample_imports_nothing_while_confined() -> None:
+    """Whatever grading needs lazily is imported before the confinement (a fresh
+    process, so that nothing is imported already)."""
+    code = """
+import sys
+from pathlib import Path
+from checks import LAB
+from grader import sandbox
+from grader.grade import grade
+from grader.rubric import load_lab_rubric
+
+rubric = load_lab_rubric(LAB, None, "checks")
+confined = set()
+
+def hook(event, args):
+    if event == "import" and sandbox._state.active and args[0] not in sys.modules:
+        confined.add(args[0])
+
+sys.addaudithook(hook)
+root = Path(sys.argv[1])
+for folder in sorted({p.parent for p in root.rglob("*") if p.name in ("ttft.json", "server.log")}):
+    grade(LAB, str(folder), rubric)
+print(sorted(confined))
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "sample_submissions")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout.strip() == "[]", proc.stderr
