@@ -206,6 +206,19 @@ def _say(catalog: Any) -> Callable[..., str]:
     return say
 
 
+@dataclass(frozen=True)
+class _Options:
+    jobs: int
+    resume: bool
+    rubric_path: str | None
+    lang: str
+    progress: bool
+    progress_stream: TextIO | None
+    mp_context: Any
+    lab_ref: str
+    html: str | None
+
+
 def run(
     paths: Sequence[str],
     out: str,
@@ -228,18 +241,21 @@ def run(
     "package:attribute"; the engine never imports a lab itself.
     """
     started = time.monotonic()
+    options = _Options(
+        jobs, resume, rubric_path, lang, progress, progress_stream, mp_context, lab_ref, html
+    )
     try:
         try:
             os.makedirs(out, exist_ok=True)
         except OSError as exc:
             raise OutputError.of(out, exc) from None
         with claim(out) as leftovers:
-            return _run_claimed(
-                paths, out, jobs, resume, rubric_path, lang, progress, progress_stream,
-                mp_context, lab_ref, html, started, len(leftovers),
-            )  # fmt: skip
+            report = _run_claimed(paths, out, options)
     except OutputError as exc:
         raise BatchStopped(exc, _results_written(out)) from None
+    report.seconds = time.monotonic() - started
+    report.leftovers = len(leftovers)
+    return report
 
 
 def _results_written(out: str) -> int:
@@ -249,30 +265,23 @@ def _results_written(out: str) -> int:
         return 0
 
 
-def _run_claimed(
-    paths: Sequence[str],
-    out: str,
-    jobs: int,
-    resume: bool,
-    rubric_path: str | None,
-    lang: str,
-    progress: bool,
-    progress_stream: TextIO | None,
-    mp_context: Any,
-    lab_ref: str,
-    html: str | None,
-    started: float,
-    leftovers: int,
-) -> BatchReport:
+def _start(out: str) -> str:
+    """results/, made; the gradebook and the summary of an earlier batch, removed (they
+    will describe this batch, or nothing)."""
     results = os.path.join(out, "results")
     try:
         os.makedirs(results, exist_ok=True)
-        for name in DERIVED:  # they will describe this batch, or nothing
+        for name in DERIVED:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(out, name))
     except OSError as exc:
         raise OutputError.of(results, exc) from None
-    init_worker(lab_ref, rubric_path, lang, results, in_pool=False)
+    return results
+
+
+def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchReport:
+    results = _start(out)
+    init_worker(options.lab_ref, options.rubric_path, options.lang, results, in_pool=False)
     grading = STATE["grading"]
     lab, limits, say = grading.lab, grading.rubric.make_limits(), _say(grading.catalog)
     caps = ArchiveCaps(limits.archive_members, limits.archive_bytes, limits.archive_submissions)
@@ -280,14 +289,12 @@ def _run_claimed(
     for path in paths:
         finder.path(path)
     tasks = with_notes(make_tasks(finder.found), finder.archives, say)
-    archives = ArchiveRun(
-        finder.archives, tasks, out, caps, lab, limits, Budget(limits.batch_archive_bytes),
-        say, jobs,
-    )  # fmt: skip
+    budget = Budget(limits.batch_archive_bytes)
+    archives = ArchiveRun(finder.archives, tasks, out, caps, lab, limits, budget, say, options.jobs)
     rows: dict[str, Row] = {}
     counts = {"resumed": 0, "graded": 0}
-    to_grade = sum(t.error is None for t in tasks)
-    bar = Progress(to_grade, progress_stream or sys.stderr, progress and bool(to_grade))
+    stream = options.progress_stream or sys.stderr
+    bar = Progress(len(tasks), stream, options.progress and bool(tasks))
 
     def on_row(row: Row) -> None:
         rows[row.id] = row
@@ -296,47 +303,58 @@ def _run_claimed(
     def grade(batch: Sequence[Task]) -> None:
         todo = []
         for task in batch:
-            digest = _digest(grading, task) if resume and task.folder is not None else None
+            resumable = options.resume and task.folder is not None
+            digest = _digest(grading, task) if resumable else None
             row = read_back(results, task.id, task.source, digest) if digest else None
             if row is not None:
                 on_row(row if row.note == task.note else _noted(row, task.note))
                 counts["resumed"] += 1
             elif task.folder is None:
-                rows[task.id] = grade_task(task)
+                on_row(grade_task(task))
             else:
                 todo.append(task)
         counts["graded"] += len(todo)
         workers.grade(todo, on_row)
 
-    initargs = (lab_ref, rubric_path, lang, results)
+    initargs = (options.lab_ref, options.rubric_path, options.lang, results)
     try:
-        with Workers(jobs, initargs, mp_context) as workers:
+        with Workers(options.jobs, initargs, options.mp_context) as workers:
             grade([t for t in tasks if t.archive is None])
-            for group in archives.groups():
-                grade(group)
-                if html is not None:  # the physics, while the group's files exist
-                    _write_physics(out, group, lab_ref)
-            if html is not None:
-                _write_physics(out, [t for t in tasks if t.archive is None], lab_ref)
+            with contextlib.closing(archives.groups()) as groups:
+                for group in groups:
+                    grade(group)
+                    if options.html is not None:  # the physics, while the files exist
+                        _write_physics(out, group, options.lab_ref)
+            if options.html is not None:
+                _write_physics(out, [t for t in tasks if t.archive is None], options.lab_ref)
     finally:
         bar.close()
     ordered = [rows[t.id] for t in tasks]
-    check_ids = lab.all_check_ids()
-    write_output(os.path.join(out, "gradebook.csv"), gradebook_csv(ordered, check_ids))
-    summary = visible_data(summary_dict(ordered, check_ids, archives.summary()))
+    _write_outputs(out, ordered, lab.all_check_ids(), archives.summary(), options)
+    return BatchReport(ordered, counts["resumed"], counts["graded"], 0.0)
+
+
+def _write_outputs(
+    out: str,
+    rows: Sequence[Row],
+    check_ids: Sequence[str],
+    archives: Sequence[dict[str, Any]],
+    options: _Options,
+) -> None:
+    write_output(os.path.join(out, "gradebook.csv"), gradebook_csv(rows, check_ids))
+    summary = visible_data(summary_dict(rows, check_ids, archives))
     text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
     write_output(os.path.join(out, "summary.json"), text.encode("utf-8"))
-    if html is not None:
+    if options.html is not None:
         from pathlib import Path
 
         from grader.class_report import write_class_report
 
         try:
-            write_class_report(Path(out), Path(html), lang, folders={}, lab=lab_ref)
+            html, lang = Path(options.html), options.lang
+            write_class_report(Path(out), html, lang, folders={}, lab=options.lab_ref)
         except OSError as exc:
-            raise OutputError.of(html, exc) from None
-    seconds = time.monotonic() - started
-    return BatchReport(ordered, counts["resumed"], counts["graded"], seconds, leftovers)
+            raise OutputError.of(options.html, exc) from None
 
 
 def _noted(row: Row, note: str) -> Row:

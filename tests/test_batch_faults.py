@@ -92,7 +92,7 @@ def test_a_full_disk_stops_the_batch_and_resume_finishes_it(
         fill_disk_after(patch, files=2)
         assert batch(str(classroom), "--out", str(out)) == 2
     err = one_sentence(capsys)
-    assert "the disk is full" in err and "The 2 results written so far are complete" in err
+    assert "the disk is full" in err and "The 2 result files in results/ are complete" in err
     results = sorted((out / "results").iterdir())
     assert [p.name for p in results] == ["ann.json", "ben.json"]  # whole, no .tmp parts
     assert all(json.loads(p.read_text("utf-8"))["score"] == 71 for p in results)
