@@ -214,3 +214,37 @@ def test_workers_die_with_a_killed_batch(classroom: Path, tmp_path: Path) -> Non
         while any(_alive(p) for p in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not any(_alive(p) for p in workers), f"{method}: workers outlived the batch"
+
+
+@pytest.mark.parametrize("how", ["prctl", "watchdog"])
+def test_a_worker_tied_to_its_parent_dies_with_it(how: str) -> None:
+    """Both ways of grader.lifeline: the kernel's death signal, and the watchdog thread
+    used where prctl is not available."""
+    child = (
+        "import sys, time; from grader import lifeline; "
+        f"lifeline._prctl_deathsig = (lambda: False) if {how == 'watchdog'!r} else "
+        "lifeline._prctl_deathsig; "
+        "print(lifeline.die_with_parent(), flush=True); time.sleep(60)"
+    )
+    parent = (
+        "import subprocess, sys, time; "
+        "p = subprocess.Popen([sys.executable, '-c', sys.argv[1]], "
+        "stdout=subprocess.PIPE, text=True); "
+        "print(p.pid, p.stdout.readline().strip(), flush=True); time.sleep(60)"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", parent, child],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=os.environ | {"PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None
+    pid, got = proc.stdout.readline().split()
+    assert got == how
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while _alive(int(pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(int(pid))
