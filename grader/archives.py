@@ -1,46 +1,81 @@
-"""Extract a submission archive (.zip, .tar.gz, .tgz) without trusting it.
+"""Submission archives (.zip, .tar.gz, .tgz, .tar): planned from their names, then only
+the lab's files extracted, each under its cap, without trusting anything in them.
 
-An archive comes from a student (or from a learning platform that packed students'
-uploads), so every member is checked before a byte of it is written:
+An archive comes from a student or a learning platform, so it is read twice, never
+wholly extracted:
 
-- Names: an absolute name (`/x`, `C:x`), a name with `..` among its parts or with a NUL
-  byte refuses the whole archive: it was crafted or is broken, and nothing it holds is
-  trusted. Backslashes in zip names are read as separators (Windows tools write them).
-- Types: only regular files and directories are extracted. Symbolic links, hard links,
-  devices, FIFOs and other special members are *skipped* (never created, never
-  followed) and listed in `Extracted.skipped`, so one stray link in one student's folder
-  does not cost a whole class archive; the grader then reports that file as missing.
-- Size: at most `max_members` members and `max_total_bytes` uncompressed bytes. Both
-  are checked on what the archive *declares* before extracting (a zip's central
-  directory up front; a tar's headers one by one, before the member's data is read), and
-  the bytes are *counted* while they are written: a member that inflates past its
-  declared size or past the total cap refuses the archive.
-- Writing: files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` inside a folder this
-  module made, with default permissions (no owner, mode or time from the archive); a
-  duplicate member or a file where a folder should be refuses the archive.
-- tar members also go through `tarfile.data_filter` (PEP 706) when this Python has it
-  (3.12+, 3.11.4+, 3.10.12+), as a second opinion on top of the checks above; our
-  checks alone are enough on older Pythons.
+1. `plan_archive` reads the member names (a zip's central directory; a tar's headers,
+   skipping the data) and finds the submissions in it by the batch's rules: a folder
+   that directly holds one of the lab's artifact files, at the top (the archive is one
+   submission), one or two levels down. A first-level folder with none is a row "no
+   lab files". Everything else is counted, and named (the first few) in its row's note.
+2. `extract_rows` then writes only the members that are those artifact files, each to
+   `<dest>/<row number>/<file name>` (no path from the archive is ever created), each
+   under its own read cap (a member over it is not extracted: grading reports it too
+   big, with the size the archive declares), and counts every byte it writes against
+   a budget shared by the whole batch.
 
-Any failure (unsafe, too big, corrupt, encrypted, unsupported compression) raises
-`ArchiveError` with a one-line reason and removes whatever was extracted; nothing else
-escapes `extract_archive`.
+What costs the whole archive (`ArchiveError`, the archive is one error row): a name with
+`..`, an absolute name or a NUL byte (it was crafted), more members or more declared
+bytes than the caps, more submissions than `[limits] archive_submissions`, a stream
+that can't be read (a corrupt or truncated `.tar.gz`: what follows the break can't be
+listed). What costs only its submission (a row error, the others are graded): a zip
+member that is corrupt (bad CRC, broken deflate data), encrypted, compressed in a way
+Python can't read, or that inflates past its declared size. What costs nothing but a
+note: links, devices and FIFOs (never created, named in the note), the same artifact
+twice (`tar -r` appends a resubmission: the last one wins, as tar itself does), a name
+that claims UTF-8 and is not (`grader.zipnames`). Members are read by
+`grader.archive_members`, which checks every name and cap as it goes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import re
 import shutil
-import stat
-import tarfile
-import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO
 
-ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip")
-DEFAULT_MAX_MEMBERS = 100_000
-DEFAULT_MAX_TOTAL_BYTES = 2 * 1024**3  # 2 GiB: ~10,000 real submissions (~100 KB each)
+from grader.archive_members import (
+    ARCHIVE_SUFFIXES,
+    ArchiveCaps,
+    ArchiveError,
+    BudgetExhausted,
+    Member,
+    MemberError,
+    Parts,
+    archive_kind,
+    archive_stem,
+    safe_parts,
+)
+from grader.archive_members import (
+    members as read_members,
+)
+from grader.faults import OutputError
+
+__all__ = [  # the batch's and the tests' names, some defined in grader.archive_members
+    "ARCHIVE_SUFFIXES",
+    "ArchiveCaps",
+    "ArchiveError",
+    "ArchivePlan",
+    "Budget",
+    "BudgetExhausted",
+    "MemberError",
+    "Others",
+    "PlannedRow",
+    "RowExtraction",
+    "archive_kind",
+    "archive_stem",
+    "copy_counted",
+    "extract_rows",
+    "plan_archive",
+    "remove_extracted",
+    "safe_parts",
+]
+
+IGNORED = frozenset({"__MACOSX", "__pycache__"})
+SAMPLE_NAMES = 5  # other members named in a row's note, the rest counted
 
 _CHUNK = 1 << 16
 _CREATE = (
@@ -51,233 +86,280 @@ _CREATE = (
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)
 )
-_DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-class ArchiveError(Exception):
-    """The archive was not extracted (unsafe, too big or broken); the message says why."""
 
 
 @dataclass
-class Extracted:
-    """What `extract_archive` wrote: the folder, counts and the members it skipped."""
+class Others:
+    """Members of a row that are not extracted: how many, and the first few names."""
 
-    root: str
-    files: int = 0
+    count: int = 0
+    names: list[str] = field(default_factory=list)
+
+    def add(self, name: str) -> None:
+        self.count += 1
+        if len(self.names) < SAMPLE_NAMES:
+            self.names.append(name)
+
+
+@dataclass
+class PlannedRow:
+    """One row an archive gives: a submission (`files` maps each artifact file name to
+    the number of members with that name) or a folder without lab files."""
+
+    parts: Parts
+    files: dict[str, int] = field(default_factory=dict)
+    others: Others = field(default_factory=Others)  # links and devices say so in the name
+
+    @property
+    def is_submission(self) -> bool:
+        return bool(self.files)
+
+    @property
+    def duplicates(self) -> dict[str, int]:
+        return {name: n for name, n in self.files.items() if n > 1}
+
+
+@dataclass
+class ArchivePlan:
+    """What `plan_archive` found: the rows, and what belongs to no row."""
+
+    path: str
+    rows: list[PlannedRow]
+    members: int = 0
+    declared_bytes: int = 0
+    others: Others = field(default_factory=Others)  # outside every row
+    relaxed_names: int = 0  # names that claimed UTF-8 and were not
+
+
+@dataclass
+class RowExtraction:
+    """What `extract_rows` wrote for one submission row."""
+
+    folder: str
+    files: set[str] = field(default_factory=set)  # artifact file names written
     bytes: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (member name, reason)
+    too_big: dict[str, int] = field(default_factory=dict)  # file name -> declared size
+    error: str | None = None
 
 
-def archive_kind(name: str) -> str | None:
-    """Kind of archive, "zip" or "tar", from the name (any case); None for other names."""
-    lower = name.lower()
-    if lower.endswith(".zip"):
-        return "zip"
-    if lower.endswith((".tar.gz", ".tgz")):
-        return "tar"
+def _hidden(parts: Parts) -> bool:
+    return any(p.startswith(".") or p in IGNORED for p in parts)
+
+
+# ------------------------------------------------------------------ planning
+
+
+def _row_of(folder: Parts, rows: Mapping[Parts, PlannedRow]) -> PlannedRow | None:
+    """The row a member in `folder` belongs to: the row at its top, first or second level."""
+    for depth in (0, 1, 2):
+        if depth <= len(folder) and folder[:depth] in rows:
+            return rows[folder[:depth]]
     return None
 
 
-def archive_stem(name: str) -> str:
-    """The file name without its archive suffix: `class-a.tar.gz` -> `class-a`."""
-    base = os.path.basename(name)
-    lower = base.lower()
-    for suffix in ARCHIVE_SUFFIXES:
-        if lower.endswith(suffix):
-            return base[: -len(suffix)] or base
-    return base
+def plan_archive(path: str, artifacts: frozenset[str], caps: ArchiveCaps) -> ArchivePlan:
+    """Read the member names of the archive at `path` and find its rows (see above).
 
-
-def safe_parts(name: str, *, backslash_is_separator: bool = False) -> tuple[str, ...]:
-    """The path parts of a member name; raises `ArchiveError` for an unsafe name.
-
-    An empty result (`./`, `/`-only names are refused earlier) means the archive's root.
+    Memory stays proportional to the folders, not the members: members that are not
+    extracted are counted per folder (its first two levels), with a few names kept.
+    Raises `ArchiveError` when the archive can't be used at all.
     """
-    if "\x00" in name:
-        raise ArchiveError(f"member name {name!r} contains a NUL byte")
-    if backslash_is_separator:
-        name = name.replace("\\", "/")
-    if name.startswith("/") or _DRIVE.match(name):
-        raise ArchiveError(f"member {name!r} has an absolute path")
-    parts = tuple(p for p in name.split("/") if p not in ("", "."))
-    if ".." in parts:
-        raise ArchiveError(f"member {name!r} would be written outside the archive's folder (..)")
-    return parts
+    folders: dict[Parts, dict[str, int]] = {}  # folder -> artifact file -> members
+    first_level: set[str] = set()
+    others: dict[Parts, Others] = {}  # first two levels of a folder -> what is not extracted
+    members = declared = 0
+    with read_members(path, caps) as (found, relaxed):
+        for member in found:
+            members += 1
+            declared += member.size if member.kind == "file" else 0
+            parts = member.parts
+            if parts and not _hidden(parts) and (len(parts) > 1 or member.kind == "dir"):
+                first_level.add(parts[0])
+            if member.kind == "dir" or not parts:
+                continue
+            folder = parts[:-1]
+            if member.kind == "file" and not _hidden(parts):
+                if parts[-1] in artifacts and len(parts) <= 3:
+                    files = folders.setdefault(folder, {})
+                    files[parts[-1]] = files.get(parts[-1], 0) + 1
+                    continue
+                label = member.name
+            else:
+                label = member.name if member.kind == "file" else f"{member.name} ({member.kind})"
+            others.setdefault(folder[:2], Others()).add(label)
+    rows: dict[Parts, PlannedRow] = {}
+    if () in folders:  # the archive is one submission: nothing inside is searched
+        rows[()] = PlannedRow((), dict(folders[()]))
+    else:
+        for name in sorted(first_level):
+            if (name,) in folders:
+                rows[(name,)] = PlannedRow((name,), dict(folders[(name,)]))
+                continue
+            nested = sorted(f for f in folders if len(f) == 2 and f[0] == name)
+            for inner in nested:
+                rows[inner] = PlannedRow(inner, dict(folders[inner]))
+            if not nested:
+                rows[(name,)] = PlannedRow((name,))
+    if len(rows) > caps.submissions:
+        _too_many(caps)
+    plan = ArchivePlan(path, list(rows.values()), members, declared, relaxed_names=relaxed)
+    for folder, files in folders.items():  # lab files in a folder that is no row
+        if folder not in rows:
+            owner = _row_of(folder, rows)
+            for name in files:
+                (owner.others if owner else plan.others).add("/".join((*folder, name)))
+    for key, counted in others.items():
+        owner = _row_of(key, rows)
+        target = owner.others if owner else plan.others
+        target.count += counted.count
+        target.names.extend(counted.names[: SAMPLE_NAMES - len(target.names)])
+    return plan
 
 
-class _Writer:
-    """Creates folders and files under `root`, counting members and bytes against caps."""
-
-    def __init__(self, root: str, max_members: int, max_total_bytes: int) -> None:
-        self.out = Extracted(root)
-        self.max_members = max_members
-        self.max_total_bytes = max_total_bytes
-        self.members = 0
-
-    def count_member(self) -> None:
-        self.members += 1
-        if self.members > self.max_members:
-            raise ArchiveError(f"more than {self.max_members} members")
-
-    def skip(self, name: str, reason: str) -> None:
-        self.out.skipped.append((name, reason))
-
-    def folder(self, parts: tuple[str, ...]) -> str:
-        path = self.out.root
-        for part in parts:
-            path = os.path.join(path, part)
-            try:
-                os.mkdir(path, 0o755)
-            except FileExistsError:
-                info = os.lstat(path)
-                if not stat.S_ISDIR(info.st_mode):
-                    raise ArchiveError(
-                        f"{'/'.join(parts)!r} needs a folder where the archive has a file"
-                    ) from None
-        return path
-
-    def file(self, parts: tuple[str, ...], source: IO[bytes], declared: int) -> None:
-        name = "/".join(parts)
-        folder = self.folder(parts[:-1])
-        target = os.path.join(folder, parts[-1])
-        try:
-            fd = os.open(target, _CREATE, 0o644)
-        except FileExistsError:
-            raise ArchiveError(f"member {name!r} appears twice") from None
-        except IsADirectoryError:
-            raise ArchiveError(f"member {name!r} is both a file and a folder") from None
-        with os.fdopen(fd, "wb") as sink:
-            written = copy_counted(source, sink, declared, self.max_total_bytes - self.out.bytes)
-        self.out.files += 1
-        self.out.bytes += written
+def _too_many(caps: ArchiveCaps) -> None:
+    raise ArchiveError(
+        f"more than {caps.submissions} submissions in one archive (the cap is "
+        "[limits] archive_submissions in the rubric)"
+    )
 
 
-def copy_counted(source: IO[bytes], sink: IO[bytes], declared: int, budget: int) -> int:
-    """Copy `source` to `sink`, refusing more than `declared` bytes or more than `budget`.
+# ------------------------------------------------------------------ extracting
+
+
+class Budget:
+    """The bytes the batch's archives may still extract, all archives together."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.used = 0
+
+    def take(self, n: int) -> None:
+        self.used += n
+        if self.used > self.total:
+            raise BudgetExhausted(
+                f"the batch's archives are over {self.total} extracted bytes in all "
+                "(the cap is [limits] batch_archive_bytes in the rubric)"
+            )
+
+
+def copy_counted(
+    source: IO[bytes], sink: IO[bytes], declared: int, budget: Budget, target: str = ""
+) -> int:
+    """Copy `source` to `sink`, refusing more than `declared` bytes or the budget.
 
     This is the byte count that stops a member whose real size is larger than the size
-    its header declared (the classic zip bomb), whatever the reading library does.
+    its header declared (the classic zip bomb), whatever the reading library does. An
+    error reading is the member's (`MemberError`); an error writing is ours
+    (`OutputError`: a full disk is no student's fault).
     """
     written = 0
     while True:
-        chunk = source.read(_CHUNK)
+        try:
+            chunk = source.read(_CHUNK)
+        except Exception as exc:  # BadZipFile (CRC), zlib.error, EOFError, OSError...
+            raise MemberError(f"it can't be read: {str(exc) or type(exc).__name__}") from None
         if not chunk:
             return written
         written += len(chunk)
         if written > declared:
-            raise ArchiveError(f"a member inflates past its declared size of {declared} bytes")
-        if written > budget:
-            raise ArchiveError("the uncompressed content exceeds the size cap")
-        sink.write(chunk)
+            raise MemberError(f"it inflates past its declared size of {declared} bytes")
+        budget.take(len(chunk))
+        try:
+            sink.write(chunk)
+        except OSError as exc:
+            raise OutputError.of(target, exc) from None
 
 
-def _zip_members(path: str, writer: _Writer) -> None:
-    with zipfile.ZipFile(path) as archive:
-        infos = archive.infolist()
-        if len(infos) > writer.max_members:
-            raise ArchiveError(f"{len(infos)} members, more than the cap of {writer.max_members}")
-        declared = sum(info.file_size for info in infos)
-        if declared > writer.max_total_bytes:
-            raise ArchiveError(
-                f"declares {declared} uncompressed bytes, more than the cap of "
-                f"{writer.max_total_bytes}"
-            )
-        for info in infos:
-            writer.count_member()
-            parts = safe_parts(info.filename, backslash_is_separator=True)
-            mode = info.external_attr >> 16
-            kind = stat.S_IFMT(mode)
-            if stat.S_ISLNK(mode):
-                writer.skip(info.filename, "symbolic link")
-                continue
-            if info.is_dir() or kind == stat.S_IFDIR:
-                writer.folder(parts)
-                continue
-            if kind not in (0, stat.S_IFREG):
-                writer.skip(info.filename, "not a regular file")
-                continue
-            if not parts:
-                continue
-            if info.flag_bits & 0x1:
-                raise ArchiveError(f"member {info.filename!r} is encrypted")
-            with archive.open(info) as source:
-                writer.file(parts, source, info.file_size)
-
-
-def _tar_kind(member: tarfile.TarInfo) -> str | None:
-    """Why a tar member is skipped, or None for a file or folder we extract."""
-    if member.isreg() or member.isdir():
-        return None
-    if member.issym():
-        return "symbolic link"
-    if member.islnk():
-        return "hard link"
-    if member.ischr() or member.isblk():
-        return "device"
-    if member.isfifo():
-        return "FIFO"
-    return "not a regular file"
-
-
-def _tar_members(path: str, writer: _Writer) -> None:
-    declared = 0
-    data_filter = getattr(tarfile, "data_filter", None)
-    with tarfile.open(path, "r:*") as archive:
-        for member in archive:  # headers are read one at a time, data only when asked
-            writer.count_member()
-            parts = safe_parts(member.name)
-            reason = _tar_kind(member)
-            if reason is not None:
-                writer.skip(member.name, reason)
-                continue
-            if data_filter is not None:
-                try:
-                    data_filter(member, writer.out.root)
-                except tarfile.FilterError as exc:
-                    raise ArchiveError(f"refused by tarfile's data filter: {exc}") from None
-            if member.isdir():
-                writer.folder(parts)
-                continue
-            declared += member.size
-            if declared > writer.max_total_bytes:
-                raise ArchiveError(
-                    f"declares more than the cap of {writer.max_total_bytes} uncompressed bytes"
-                )
-            if not parts:
-                continue
-            source = archive.extractfile(member)
-            if source is None:  # pragma: no cover - isreg() members always have data
-                writer.skip(member.name, "no data")
-                continue
-            with source:
-                writer.file(parts, source, member.size)
-
-
-def extract_archive(
-    path: str,
-    dest: str,
-    *,
-    max_members: int = DEFAULT_MAX_MEMBERS,
-    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
-) -> Extracted:
-    """Extract the archive at `path` into the new folder `dest` (created here).
-
-    Raises `ArchiveError` (and leaves no `dest` behind) when the archive is unsafe, over a
-    cap, corrupt or of an unknown kind.
-    """
-    kind = archive_kind(path)
-    if kind is None:
-        raise ArchiveError("not a .zip, .tar.gz or .tgz archive")
-    os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
-    os.mkdir(dest, 0o755)
-    writer = _Writer(dest, max_members, max_total_bytes)
+def _write_member(member: Member, target: str, budget: Budget) -> int:
+    """Extract one member to `target`, replacing an earlier copy (the last one wins)."""
+    assert member.open is not None
+    partial = target + ".part"
     try:
-        (_zip_members if kind == "zip" else _tar_members)(path, writer)
-    except ArchiveError:
-        shutil.rmtree(dest, ignore_errors=True)
-        raise
-    except Exception as exc:  # corrupt data: BadZipFile, TarError, zlib.error, EOFError...
-        shutil.rmtree(dest, ignore_errors=True)
-        detail = str(exc) or type(exc).__name__
-        raise ArchiveError(f"can't read the archive: {detail}") from None
-    return writer.out
+        fd = os.open(partial, _CREATE, 0o644)
+    except OSError as exc:
+        raise OutputError.of(partial, exc) from None
+    try:
+        with os.fdopen(fd, "wb") as sink:
+            try:
+                source = member.open()
+            except MemberError:
+                raise
+            except Exception as exc:  # a bad local header, an unknown compression...
+                detail = str(exc) or type(exc).__name__
+                raise MemberError(f"it can't be read: {detail}") from None
+            with source:
+                written = copy_counted(source, sink, member.size, budget, target)
+        os.replace(partial, target)
+        return written
+    except OSError as exc:  # closing or renaming our own file
+        raise OutputError.of(target, exc) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+
+
+def extract_rows(
+    plan: ArchivePlan,
+    dest: str,
+    caps: ArchiveCaps,
+    max_bytes: Mapping[str, int],
+    budget: Budget,
+) -> dict[Parts, RowExtraction]:
+    """Extract the artifact files of the plan's submission rows into `dest` (created
+    here), `dest/<row number>/<file>`; each file over its cap in `max_bytes` (artifact
+    file name -> bytes) is left out and reported in `too_big`.
+
+    A member that can't be extracted sets its row's `error`; when the budget runs out,
+    every row not yet complete gets that error. Raises `ArchiveError` if the archive
+    can no longer be read, `OutputError` if `dest` can't be written.
+    """
+    rows = {row.parts: row for row in plan.rows if row.is_submission}
+    remaining = {parts: sum(row.files.values()) for parts, row in rows.items()}
+    out: dict[Parts, RowExtraction] = {}
+    try:
+        os.makedirs(dest, exist_ok=False)
+        for number, parts in enumerate(rows):
+            folder = os.path.join(dest, str(number))
+            os.mkdir(folder)
+            out[parts] = RowExtraction(folder)
+    except OSError as exc:
+        raise OutputError.of(dest, exc) from None
+    exhausted: str | None = None
+    with read_members(plan.path, caps) as (found, _):
+        for member in found:
+            parts = member.parts
+            if member.kind != "file" or not parts or parts[:-1] not in rows:
+                continue
+            key, name = parts[:-1], parts[-1]
+            if name not in rows[key].files:
+                continue
+            got = out[key]
+            remaining[key] -= 1
+            if got.error:
+                continue
+            if exhausted:
+                got.error = exhausted
+            elif member.size > max_bytes.get(name, 0):
+                got.too_big[name] = member.size
+                got.files.discard(name)
+                with contextlib.suppress(OSError):  # an earlier copy: the last one wins
+                    os.unlink(os.path.join(got.folder, name))
+            else:
+                got.too_big.pop(name, None)
+                try:
+                    got.bytes += _write_member(member, os.path.join(got.folder, name), budget)
+                    got.files.add(name)
+                except MemberError as exc:
+                    got.error = f"the archive member {member.name} can't be extracted: {exc}"
+                except BudgetExhausted as exc:
+                    exhausted = got.error = str(exc)
+    if exhausted:
+        for key, got in out.items():
+            if remaining[key] > 0 and not got.error:
+                got.error = exhausted
+    return out
+
+
+def remove_extracted(dest: str) -> None:
+    """Delete what `extract_rows` wrote (after its rows were graded)."""
+    shutil.rmtree(dest, ignore_errors=True)

@@ -3,7 +3,10 @@
 Used for every file the grader writes (`--output`, batch results, gradebook, report):
 the data goes to a new file beside the target (mode 0666 less the umask, as `open`
 would give it, not mkstemp's 0600, so the platform's other users can read it), then
-`os.replace` swaps it in.
+`os.replace` swaps it in. If anything fails (a full disk, a read-only file system, an
+interrupt), the temporary file is removed and the target is as it was: the old file or
+none, never a part. Temporary files are named `.tmp-<random>.part`, so that one left by
+a killed process is recognised and removed by the next batch into that folder.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import contextlib
 import os
 import secrets
 
+TEMPORARY_PREFIX, TEMPORARY_SUFFIX = ".tmp-", ".part"
+
 
 def write_atomic(path: str, data: bytes) -> None:
     """Replace `path` with `data`: a new file beside it (mode 0666 less the umask, as
@@ -19,15 +24,20 @@ def write_atomic(path: str, data: bytes) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
-        temporary = os.path.join(folder, f".tmp-{secrets.token_hex(8)}.part")
+        name = f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}{TEMPORARY_SUFFIX}"
+        temporary = os.path.join(folder, name)
         try:
             handle = os.open(temporary, flags, 0o666)
             break
         except FileExistsError:  # pragma: no cover - 64 random bits
             continue
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+        try:
+            view = memoryview(data)
+            while view:  # os.write may write less than asked (and raises ENOSPC)
+                view = view[os.write(handle, view) :]
+        finally:
+            os.close(handle)  # a deferred write error (NFS, quotas) surfaces here
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -102,21 +102,37 @@ def say(text: str, prefix: str = "grader") -> None:
 
 
 def _write(text: str, output: str | None) -> None:
-    """Print as UTF-8 (whatever the locale says), or replace `output` atomically
-    (temporary file in its folder, then rename)."""
+    """Print as UTF-8 (whatever the locale), or replace `output` atomically (temporary
+    file in its folder, then rename); raises `OutputError` when it can't be written."""
+    from grader.faults import STDOUT, OutputError, write_output
+
     data = text.encode("utf-8")
-    if output is None:
+    if output is not None:
+        write_output(output, data)
+        return
+    try:
         stream = getattr(sys.stdout, "buffer", None)
         if stream is None:  # a text stream without bytes (tests capture this way)
             sys.stdout.write(text)
         else:
             sys.stdout.flush()
             stream.write(data)
+            stream.flush()
         sys.stdout.flush()
-        return
-    from grader.atomic import write_atomic
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # stdout on a full disk (or /dev/full)
+        _silence_stdout()
+        raise OutputError.of(STDOUT, exc) from None
 
-    write_atomic(output, data)
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush can't fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - no real stdout
+        pass
 
 
 def _sample_hint() -> str:
@@ -228,11 +244,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `grader check | head`: the reader left; nothing to say
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()
         return EXIT_PASSED
     except Exception as exc:
+        from grader.faults import OutputError
+
         catalog = _catalog(getattr(args, "lang", None))
+        if isinstance(exc, OutputError):  # a full disk, a missing folder: not a bug
+            say(exc.text(catalog))
+            return EXIT_NOT_GRADED
         # a grader bug: say so, and don't pass for "some check failed"
         detail = f"{type(exc).__name__}: {exc}"
         say(catalog.text("cli.internal_error", {"detail": detail}) or detail)

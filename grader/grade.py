@@ -11,10 +11,11 @@ import os
 from collections.abc import Mapping
 
 from grader import __version__
+from grader.digest import input_digest
 from grader.engine import Lab, Outcome, run_checks
 from grader.i18n import Catalog
 from grader.limits import Limits
-from grader.loading import Artifact, load
+from grader.loading import Artifact, Read, parse, read
 from grader.problems import Location, Problem
 from grader.result import (
     ArtifactResult,
@@ -36,10 +37,8 @@ class NotGradable(Exception):
         self.problem = problem
 
 
-def load_artifacts(
-    lab: Lab, folder: str, overrides: Mapping[str, str], limits: Limits
-) -> dict[str, Artifact]:
-    """Load every artifact the lab declares from `folder` (or its override path)."""
+def check_folder(folder: str) -> None:
+    """Raise `NotGradable` unless `folder` is a folder the grader may read."""
     if not os.path.isdir(folder):
         key = "engine.not_a_folder" if os.path.exists(folder) else "engine.no_folder"
         raise NotGradable(Problem(key, {"folder": folder}))
@@ -48,21 +47,81 @@ def load_artifacts(
             "engine.unreadable_folder", {"folder": folder, "error": "permission denied"}
         )
         raise NotGradable(problem)
-    artifacts: dict[str, Artifact] = {}
+
+
+def read_artifacts(
+    lab: Lab,
+    folder: str,
+    overrides: Mapping[str, str],
+    limits: Limits,
+    refused: Mapping[str, Problem] | None = None,
+) -> dict[str, Read]:
+    """Read every artifact's bytes (unparsed), in the lab's order, under the caps.
+
+    `refused` gives artifacts already known to be unreadable, with the reason (a member
+    of an archive over its cap, never extracted). This is the whole input of grading,
+    and what the input digest is computed from.
+    """
+    check_folder(folder)
+    got: dict[str, Read] = {}
     total = 0
     for spec in lab.artifacts:
+        if refused and spec.name in refused:
+            got[spec.name] = Read(spec.filename, None, refused[spec.name], "refused")
+            continue
         if total > limits.submission_bytes:
             problem = Problem(
                 "file.submission_too_big",
                 {"limit": limits.submission_bytes},
                 Location(spec.filename),
             )
-            artifacts[spec.name] = Artifact(spec, spec.filename, "refused", problems=[problem])
+            got[spec.name] = Read(spec.filename, None, problem, "refused")
             continue
-        artifact = load(spec, folder, limits, overrides.get(spec.name))
-        total += artifact.raw.size if artifact.raw else 0
-        artifacts[spec.name] = artifact
-    return artifacts
+        one = read(spec, folder, limits, overrides.get(spec.name))
+        total += one.raw.size if one.raw else 0
+        got[spec.name] = one
+    return got
+
+
+def load_artifacts(
+    lab: Lab,
+    folder: str,
+    overrides: Mapping[str, str],
+    limits: Limits,
+    refused: Mapping[str, Problem] | None = None,
+) -> dict[str, Artifact]:
+    """Load every artifact the lab declares from `folder` (or its override path)."""
+    got = read_artifacts(lab, folder, overrides, limits, refused)
+    return {spec.name: parse(spec, got[spec.name], limits) for spec in lab.artifacts}
+
+
+def digest_of(lab: Lab, rubric: Rubric, lang: str, got: Mapping[str, Read]) -> str:
+    """The input digest of a result: what it depends on, and nothing else (no path)."""
+    return input_digest(
+        __version__,
+        lab.name,
+        rubric.sha256,
+        lang,
+        ((spec.name, got[spec.name]) for spec in lab.artifacts),
+    )
+
+
+def submission_digest(
+    lab: Lab,
+    folder: str,
+    rubric: Rubric,
+    lang: str,
+    *,
+    overrides: Mapping[str, str] | None = None,
+    refused: Mapping[str, Problem] | None = None,
+) -> str | None:
+    """The input digest `grade` would give this submission, without grading it (for
+    `--resume`); None when the folder can't be graded at all."""
+    try:
+        got = read_artifacts(lab, folder, overrides or {}, rubric.make_limits(), refused)
+    except NotGradable:
+        return None
+    return digest_of(lab, rubric, Catalog(lang, ()).lang, got)
 
 
 def _location(loc: Location | None) -> ResultLocation | None:
@@ -123,19 +182,28 @@ def grade(
     lang: str = "en",
     overrides: Mapping[str, str] | None = None,
     limits: Limits | None = None,
+    refused: Mapping[str, Problem] | None = None,
 ) -> Result:
-    """Grade the submission in `folder`; raises `NotGradable` only when there is no folder."""
+    """Grade the submission in `folder`; raises `NotGradable` only when there is no folder.
+
+    `refused`: artifacts known to be unreadable before grading, with the reason (see
+    `read_artifacts`).
+    """
     overrides = overrides or {}
     limits = limits or rubric.make_limits()
     packages = ("grader", "schemas", lab.messages_package)
-
-    def confined_phase() -> tuple[dict[str, Artifact], list[Outcome]]:
-        artifacts = load_artifacts(lab, folder, overrides, limits)
-        return artifacts, run_checks(lab, artifacts, rubric.settings(), os.path.abspath(folder))
-
-    # confined; what it needs to import (jsonschema for a bad file) is imported outside
-    artifacts, outcomes = run_confined(confined_phase, folder, overrides.values(), packages)
     catalog = catalog_for(lab, lang)
+
+    def confined_phase() -> tuple[dict[str, Read], dict[str, Artifact], list[Outcome]]:
+        got = read_artifacts(lab, folder, overrides, limits, refused)
+        artifacts = {spec.name: parse(spec, got[spec.name], limits) for spec in lab.artifacts}
+        return (
+            got,
+            artifacts,
+            run_checks(lab, artifacts, rubric.settings(), os.path.abspath(folder)),
+        )
+
+    got, artifacts, outcomes = run_confined(confined_phase, folder, overrides.values(), packages)
     counts = {
         s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped", "error")
     }
@@ -152,6 +220,7 @@ def grade(
         checks=[_check_result(o, catalog) for o in outcomes],
         artifacts=[_artifact_result(artifacts[a.name], catalog) for a in lab.artifacts],
         grader_error=counts["error"] > 0,
+        input_digest=digest_of(lab, rubric, catalog.lang, got),
     )
 
 

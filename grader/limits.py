@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Limits:
-    """Caps applied while loading; every cap is checked before the work it bounds."""
+    """Caps applied while loading (and, for archives, while listing and extracting);
+    every cap is checked before the work it bounds."""
 
     file_bytes: int = 4 * 1024 * 1024  # any JSON or SSE artifact (largest real: 19 KB)
     source_bytes: int = 256 * 1024  # sse.py (real: 4 KB); ast.parse is slow on huge input
@@ -26,6 +27,14 @@ class Limits:
     log_lines: int = 200_000  # real: 116
     jsonl_records: int = 4_096  # real: 64
     problems_per_file: int = 20  # reading stops there: the first problems explain the file
+    # Archives given to `grader batch` (a real class archive: 30-300 submissions of about
+    # 100 KB of lab files each, with whatever else students zip: venvs, videos).
+    archive_members: int = 100_000  # members listed in one archive (a class of 300: ~4,000)
+    archive_bytes: int = 2 * 1024**3  # uncompressed bytes one archive may declare (read, not
+    # written: only the lab's files are extracted)
+    archive_submissions: int = 1_000  # submission rows in one archive (real: up to ~300)
+    batch_archive_bytes: int = 2 * 1024**3  # bytes extracted from all of a batch's archives
+    # together (~20,000 real submissions)
 
 
 DEFAULT_LIMITS = Limits()

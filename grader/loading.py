@@ -81,8 +81,19 @@ def _locate(problem: Problem, file: str, line_of: Callable[[str], int | None]) -
     )
 
 
-def load(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = None) -> Artifact:
-    """Load one artifact; never raises. `path` overrides the file's place (e.g. --server-log)."""
+@dataclass(frozen=True)
+class Read:
+    """What reading one artifact's file gave, before any parsing: its bytes, or the
+    problem that kept it unread (missing, refused). The input digest is made of these."""
+
+    file: str
+    raw: RawFile | None
+    problem: Problem | None = None
+    status: Status = "valid"  # "missing" or "refused" when there are no bytes
+
+
+def read(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = None) -> Read:
+    """Read one artifact's bytes; never raises. `path` overrides its place (--server-log)."""
     file = spec.filename if path is None else os.path.basename(path) or path
     try:
         if path is None:
@@ -90,11 +101,18 @@ def load(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = Non
         else:
             raw = read_file(path, spec.max_bytes(limits), follow=True)
     except Refused as refusal:
-        return Artifact(
-            spec, file, "refused", problems=[_locate(refusal.problem, file, lambda p: None)]
-        )
+        return Read(file, None, _locate(refusal.problem, file, lambda p: None), "refused")
     if raw is None:
-        return Artifact(spec, file, "missing", problems=[Problem("file.missing", {"file": file})])
+        return Read(file, None, Problem("file.missing", {"file": file}), "missing")
+    return Read(file, raw)
+
+
+def parse(spec: ArtifactSpec, got: Read, limits: Limits) -> Artifact:
+    """The artifact made of what `read` gave; never raises."""
+    file, raw = got.file, got.raw
+    if raw is None:
+        problems = [got.problem] if got.problem is not None else []
+        return Artifact(spec, file, got.status, problems=problems)
     try:
         text = decode_utf8(raw.data, file)
     except TextError as error:
@@ -115,3 +133,8 @@ def load(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = Non
         problems,
         parsed.line_of,
     )
+
+
+def load(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = None) -> Artifact:
+    """Load one artifact; never raises. `path` overrides the file's place (e.g. --server-log)."""
+    return parse(spec, read(spec, folder, limits, path), limits)

@@ -135,6 +135,10 @@ class Result:
     grader_error: bool = False
     """True when the grader itself failed (a check crashed, or grading stopped on an
     internal error): the score is not the student's; the grader's failure is to report."""
+    input_digest: str | None = None
+    """sha256 (hex) over everything the result depends on: the grader version, the lab,
+    the rubric file's bytes, the language and every artifact's bytes (or why it was not
+    read). Equal digests give equal results, whatever the submission's path."""
     schema_version: str = SCHEMA_VERSION
     """Version of result.schema.json this result follows."""
 
@@ -149,6 +153,7 @@ class Result:
         submission: str,
         errors: list[str],
         grader_error: bool = False,
+        input_digest: str | None = None,
     ) -> Result:
         """The result of a submission that could not be graded at all (PrairieLearn's
         sense: the student loses nothing), with the reasons; `grader_error` when the
@@ -167,6 +172,7 @@ class Result:
             artifacts=[],
             format_errors=errors,
             grader_error=grader_error,
+            input_digest=input_digest,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -19,10 +19,12 @@ defences, each enough against a stray `jsonschema.pyc` on its own:
    else (`grader.syspath`), unless it is the folder the grader itself runs from.
 2. While confined (and while preparing, below), an import guard first in
    `sys.meta_path` finds modules as Python would, but never on a `sys.path` entry inside
-   the submission or the working directory, and refuses a module whose loader would
-   read a file there, judged by the real path of the file the loader will load
-   (`spec.origin`, links resolved), not by the code object's `co_filename`, which a
-   sourceless `.pyc` sets to whatever it likes.
+   the submission or equal to the working directory, and refuses a module whose loader
+   would read a file inside the submission, judged by the real path of the file the
+   loader will load (`spec.origin`, links resolved), not by the code object's
+   `co_filename`, which a sourceless `.pyc` sets to whatever it likes. (Below the
+   working directory is fine: a virtual environment under the home folder one grades
+   from.)
 3. The confined phase imports nothing heavy: what it needs lazily (jsonschema, to
    explain a file the fast validator rejected) is asked for with `prepared(func)`; when
    that happens while confined, `run_confined` leaves the confinement, runs `func` (the
@@ -116,7 +118,8 @@ class _State(threading.local):
         self.active = False
         self.read_roots: tuple[str, ...] = ()
         self.submission: str | None = None
-        self.forbidden: tuple[str, ...] = ()  # real paths no module may come from
+        self.forbidden: tuple[str, ...] = ()  # real paths no module may come from (subtrees)
+        self.skipped: tuple[str, ...] = ()  # sys.path entries never searched (exact)
         self.finding = False
 
 
@@ -187,34 +190,41 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
 
 class _ImportGuard:
     """First in `sys.meta_path`: finds modules as the finders after it would, never in a
-    forbidden folder (the submission, the working directory), and refuses a module
-    whose loader would load a file from one (by the file's real path)."""
+    `sys.path` entry in the submission or equal to the working directory, and refuses a
+    module whose loader would load a file inside the submission (by its real path)."""
 
     @classmethod
     def find_spec(cls, name: str, path: Any = None, target: Any = None) -> Any:
         state = _state
-        if not state.forbidden or state.finding:
+        if not (state.forbidden or state.skipped) or state.finding:
             return None
         state.finding = True
         try:
-            spec = _find_elsewhere(name, path, target, state.forbidden)
+            spec = _find_elsewhere(name, path, target, state.forbidden, state.skipped)
         finally:
             state.finding = False
-        if spec is not None:
-            _vet(name, spec, state.forbidden)
+        if spec is None:  # not None: that would let the finders after us search unfiltered
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        _vet(name, spec, state.forbidden)
         return spec
 
 
-def _allowed_entries(entries: Iterable[Any], forbidden: tuple[str, ...]) -> list[Any]:
+def _allowed_entries(
+    entries: Iterable[Any], forbidden: tuple[str, ...], skipped: tuple[str, ...]
+) -> list[Any]:
     kept = []
     for entry in entries:
-        if isinstance(entry, str) and _under(_real(entry), forbidden):
-            continue
+        if isinstance(entry, str):
+            real = _real(entry)
+            if real in skipped or _under(real, forbidden):
+                continue
         kept.append(entry)
     return kept
 
 
-def _find_elsewhere(name: str, path: Any, target: Any, forbidden: tuple[str, ...]) -> Any:
+def _find_elsewhere(
+    name: str, path: Any, target: Any, forbidden: tuple[str, ...], skipped: tuple[str, ...]
+) -> Any:
     for finder in sys.meta_path:
         if finder is _ImportGuard:
             continue
@@ -223,7 +233,7 @@ def _find_elsewhere(name: str, path: Any, target: Any, forbidden: tuple[str, ...
             continue
         if finder is importlib.machinery.PathFinder:
             entries = sys.path if path is None else path
-            spec = find(name, _allowed_entries(entries, forbidden), target)
+            spec = find(name, _allowed_entries(entries, forbidden, skipped), target)
         else:
             spec = find(name, path, target)
         if spec is not None:
@@ -258,16 +268,14 @@ def _install() -> None:
             sys.meta_path.insert(0, _ImportGuard)
 
 
-def _forbidden(submission: str | None) -> tuple[str, ...]:
-    """Real paths no module may be imported from: the submission, and the working
-    directory unless the grader itself runs from there (a checkout)."""
-    roots = set()
-    if submission is not None:
-        roots.add(_real(submission))
+def _forbidden(submission: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(folders no module may come from, at any depth: the submission; `sys.path`
+    entries never searched: the working directory, unless the grader itself runs from
+    there, a checkout). Only the working directory itself is skipped, not what lies
+    below it: a virtual environment under the home folder one grades from is fine."""
+    subtrees = (_real(submission),) if submission is not None else ()
     cwd = _real(os.curdir)
-    if cwd != grader_root():
-        roots.add(cwd)
-    return tuple(sorted(roots))
+    return subtrees, (cwd,) if cwd != grader_root() else ()
 
 
 @cache
@@ -290,12 +298,12 @@ def _runtime_roots(packages: tuple[str, ...]) -> tuple[str, ...]:
 def guarded_imports(submission: str | None = None) -> Iterator[None]:
     """Imports in the body never come from the submission or the working directory."""
     _install()
-    previous = _state.forbidden
-    _state.forbidden = _forbidden(submission)
+    previous = (_state.forbidden, _state.skipped)
+    _state.forbidden, _state.skipped = _forbidden(submission)
     try:
         yield
     finally:
-        _state.forbidden = previous
+        _state.forbidden, _state.skipped = previous
 
 
 @contextmanager
@@ -311,16 +319,28 @@ def confined(
     """
     _install()
     folder = os.path.abspath(submission)
-    previous = (_state.active, _state.read_roots, _state.submission, _state.forbidden)
+    previous = (
+        _state.active,
+        _state.read_roots,
+        _state.submission,
+        _state.forbidden,
+        _state.skipped,
+    )
     roots = _runtime_roots(packages)
     _state.read_roots = (folder, *(os.path.abspath(p) for p in extra_reads), *roots)
     _state.submission = folder
-    _state.forbidden = _forbidden(folder)
+    _state.forbidden, _state.skipped = _forbidden(folder)
     _state.active = True
     try:
         yield
     finally:
-        _state.active, _state.read_roots, _state.submission, _state.forbidden = previous
+        (
+            _state.active,
+            _state.read_roots,
+            _state.submission,
+            _state.forbidden,
+            _state.skipped,
+        ) = previous
 
 
 def prepared(func: Callable[[], T]) -> T:

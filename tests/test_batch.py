@@ -15,16 +15,17 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader import batch
 from grader import grade as grade_module
-from grader.batch import Progress, assign_ids, main, run, safe_id
+from grader.batch import Progress, main, run
+from grader.batch_ids import assign_ids, safe_id
+from grader.batch_rows import COLUMNS
 from grader.grade import grade
 from tests.conftest import CORRECT, REAL, SAMPLES, max_score
 
 FULL = max_score()
 
 CHECK_IDS = LAB.all_check_ids()
-HEADER = ["id", "score", "max_score", "gradable", "error", *CHECK_IDS]
+HEADER = [*COLUMNS, *CHECK_IDS]
 
 
 @pytest.fixture
@@ -168,6 +169,8 @@ def test_an_archive_with_two_submissions(tmp_path: Path) -> None:
         (str(archive), ["bundle__alice", "bundle__bob"], True),
         (str(one), ["dave"], True),
     ]
+    assert notes[0]["others"] == {"count": 1, "names": ["README.md"]}
+    assert notes[0]["files"] == 2 * len(LAB.artifacts)
     assert not list(out.glob(".extracted-*"))
 
 
@@ -202,12 +205,16 @@ def test_two_levels_ids_hidden_folders_and_the_out_folder(tmp_path: Path) -> Non
     shutil.copytree(CORRECT, out / "old")
     assert batch_cli(str(root), "--out", str(out)) == 1
     rows = gradebook(out)
-    assert [(r["id"], r["gradable"]) for r in rows] == [
-        ("_-rm", "true"),
-        ("linked", "false"),
+    assert [(r["id"][:-11], r["gradable"]) for r in rows if r["id"] != "linked"] == [
+        ("_-rm", "true"),  # both names had to change: each ends in its source's hash
         ("section_a__Zoë", "true"),
     ]
-    assert "symbolic link" in rows[1]["error"]
+    assert [r["source"] for r in rows] == [
+        str(root / "-rm"),
+        str(root / "linked"),
+        str(root / "section a" / "Zoë"),
+    ]
+    assert "symbolic link" in rows[1]["error"] and rows[1]["id"] == "linked"
 
 
 def test_ids_are_safe_and_unique() -> None:
@@ -216,16 +223,10 @@ def test_ids_are_safe_and_unique() -> None:
     assert safe_id(["CON"]) == "_CON" and safe_id([".."]) == "_."
     long = safe_id(["x" * 300])
     assert len(long) <= 150 and long != safe_id(["x" * 301])
-    found = [
-        batch._Found((0, ("Alice",)), ("Alice",), "/a", "/a"),
-        batch._Found((1, ("alice",)), ("alice",), "/b", "/b"),
-        batch._Found((2, ("alice-2",)), ("alice-2",), "/c", "/c"),
-    ]
-    assert [(t.id, t.folder) for t in assign_ids(found)] == [
-        ("Alice", "/a"),
-        ("alice-2", "/b"),
-        ("alice-2-2", "/c"),
-    ]
+    ids = assign_ids([(("Alice",), "/a/Alice"), (("alice",), "/b/alice"), (("bob",), "/b/bob")])
+    assert ids[2] == "bob"  # a name kept as it is, alone: the id
+    assert ids[0].startswith("Alice-") and ids[1].startswith("alice-")  # same up to case
+    assert len({i.casefold() for i in ids}) == 3
 
 
 def test_jobs_2_gives_the_same_bytes_as_jobs_1(classroom: Path, tmp_path: Path) -> None:

@@ -273,7 +273,7 @@ def test_batch_command_grades_a_folder_of_submissions_with_a_class_page(
         "correct.json",
         "role_chunk_counted.json",
     ]
-    assert (tmp_path / "out" / "gradebook.csv").read_text("utf-8").startswith("id,score,max_score")
+    assert (tmp_path / "out" / "gradebook.csv").read_text("utf-8").startswith("id,source,score")
     assert (tmp_path / "out" / "physics.json").is_file() and (
         tmp_path / "out" / "report.html"
     ).is_file()

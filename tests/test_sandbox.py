@@ -292,3 +292,80 @@ def test_the_working_directory_leaves_sys_path_at_start(tmp_path: Path) -> None:
         env=clean_env(PYTHONPATH=os.pathsep.join([".", str(ROOT)])),
     )
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_libraries_below_the_working_directory_still_import(submission: Path) -> None:
+    """Only the working directory itself is off limits, not what lies below it: graded
+    from a folder that holds the virtual environment, jsonschema still imports."""
+    import jsonschema
+
+    below = Path(jsonschema.__file__).resolve().parents[2]  # e.g. .venv/lib
+    (submission / "props.json").write_text('{"default_generation_settings": 1}', "utf-8")
+    cmd = [sys.executable, "-m", "grader", "check", str(submission), "--format", "json"]
+    proc = subprocess.run(
+        cmd, cwd=below, env=clean_env(PYTHONPATH=str(ROOT)), capture_output=True, text=True
+    )
+    assert proc.returncode == 1, proc.stderr
+    props = next(c for c in json.loads(proc.stdout)["checks"] if c["id"] == "props.schema")
+    assert props["status"] == "failed" and props["message_id"].startswith("schema.")
+
+
+def test_a_module_found_only_in_the_submission_never_loads(
+    submission: Path, tmp_path: Path
+) -> None:
+    """A sourceless .pyc (its co_filename forged) that exists nowhere else: the guard's
+    search fails, and no later finder may search the unfiltered path instead."""
+    import py_compile
+
+    mark = tmp_path / "ran"
+    source = tmp_path / "only_here.py"
+    attack = "import grader.sandbox as s\ns._state.active = False\n"  # the hook, off
+    source.write_text(attack + f"open({str(mark)!r}, 'w').write('x')\n", "utf-8")
+    target = str(submission / "only_here.pyc")
+    py_compile.compile(str(source), target, "/usr/lib/x.py", doraise=True)
+
+    @check("demo.only_here", reads=())
+    def imports(ctx):
+        import sys
+
+        sys.path.insert(0, str(submission))
+        try:
+            __import__("only_here")
+        finally:
+            sys.path.remove(str(submission))
+
+    outcome = check_of(grade_with(imports, submission), "demo.only_here")
+    assert outcome.status == "error" and not mark.exists()
+
+
+def test_grading_every_sample_imports_nothing_while_confined() -> None:
+    """Whatever grading needs lazily is imported before the confinement (a fresh
+    process, so that nothing is imported already)."""
+    code = """
+import sys
+from pathlib import Path
+from checks import LAB
+from grader import sandbox
+from grader.grade import grade
+from grader.rubric import load_lab_rubric
+
+rubric = load_lab_rubric(LAB, None, "checks")
+confined = set()
+
+def hook(event, args):
+    if event == "import" and sandbox._state.active and args[0] not in sys.modules:
+        confined.add(args[0])
+
+sys.addaudithook(hook)
+root = Path(sys.argv[1])
+for folder in sorted({p.parent for p in root.rglob("*") if p.name in ("ttft.json", "server.log")}):
+    grade(LAB, str(folder), rubric)
+print(sorted(confined))
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "sample_submissions")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout.strip() == "[]", proc.stderr

@@ -17,8 +17,8 @@ Not in the output, on purpose:
 A submission that could not be graded gets score 0, no tests, and the reasons in
 `output`, so the student sees them. When the grader itself failed (a check crashed:
 `extra_data.grader_error` true, the check's `extra_data.status` "error"), `output`
-opens with a warning that the score is not final and the failure is the grader's;
-`run_autograder` also exits with status 3 then, which Gradescope shows the instructor.
+opens with a warning that the score is not final and the failure is the grader's (and
+`grader check` exits 3, which `run_autograder` prints for the instructor).
 """
 
 from __future__ import annotations
