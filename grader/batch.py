@@ -79,6 +79,7 @@ from grader.batch_grading import (
 )
 from grader.batch_ids import assign_ids, safe_id
 from grader.batch_rows import Row, gradebook_csv, read_back, summary_dict
+from grader.class_report.integrity import integrity_cells
 from grader.discovery import Discovery, Found
 from grader.exits import EXIT_INTERRUPTED
 from grader.faults import OutputError, write_output
@@ -341,8 +342,10 @@ def _write_outputs(
     archives: Sequence[dict[str, Any]],
     options: _Options,
 ) -> None:
-    write_output(os.path.join(out, "gradebook.csv"), gradebook_csv(rows, check_ids))
-    summary = visible_data(summary_dict(rows, check_ids, archives))
+    integrity = _integrity(out, options.lab_ref)
+    cells = integrity_cells(integrity)
+    write_output(os.path.join(out, "gradebook.csv"), gradebook_csv(rows, check_ids, cells))
+    summary = visible_data(summary_dict(rows, check_ids, archives, integrity))
     text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
     write_output(os.path.join(out, "summary.json"), text.encode("utf-8"))
     if options.html is not None:
@@ -355,6 +358,16 @@ def _write_outputs(
             write_class_report(Path(out), html, lang, folders={}, lab=options.lab_ref)
         except OSError as exc:
             raise OutputError.of(options.html, exc) from None
+
+
+def _integrity(out: str, lab_ref: str) -> dict[str, Any]:
+    """The class's integrity flags and pairs, from the results the batch wrote."""
+    from grader.class_report.integrity import class_integrity
+    from grader.class_report.results import read_results
+    from grader.class_report.spec import spec_of
+
+    students, _ = read_results(out)
+    return class_integrity(students, spec_of(lab_ref))
 
 
 def _noted(row: Row, note: str) -> Row:

@@ -17,7 +17,7 @@ import csv
 import io
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,7 +25,17 @@ from grader.visible import visible
 
 STATUSES = ("passed", "failed", "skipped", "error")
 RESULT_MAX_BYTES = 64 * 1024 * 1024
-COLUMNS = ("id", "source", "score", "max_score", "gradable", "grader_error", "error", "note")
+COLUMNS = (
+    "id",
+    "source",
+    "score",
+    "max_score",
+    "gradable",
+    "grader_error",
+    "error",
+    "note",
+    "integrity",
+)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -126,9 +136,14 @@ def _cell(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def gradebook_csv(rows: Sequence[Row], check_ids: Sequence[str]) -> bytes:
-    """`id,source,score,max_score,gradable,grader_error,error,note`, then each check's
-    points; an ungradable row has empty score and points (never mistaken for a zero)."""
+def gradebook_csv(
+    rows: Sequence[Row], check_ids: Sequence[str], integrity: Mapping[str, str] | None = None
+) -> bytes:
+    """`id,source,score,max_score,gradable,grader_error,error,note,integrity`, then each
+    check's points; an ungradable row has empty score and points (never mistaken for a
+    zero). `integrity`: per id, the class-wide integrity findings (flags, and the other
+    student of a pair), as `integrity_summary` words them."""
+    integrity = integrity or {}
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow([*COLUMNS, *check_ids])
@@ -144,6 +159,7 @@ def gradebook_csv(rows: Sequence[Row], check_ids: Sequence[str]) -> bytes:
                 "true" if row.grader_error else "false",
                 _cell(row.error),
                 _cell(row.note),
+                _cell(integrity.get(row.id, "")),
                 *(_num(points.get(cid)) for cid in check_ids),
             ]
         )
@@ -167,7 +183,10 @@ def _round(value: float) -> float | int:
 
 
 def summary_dict(
-    rows: Sequence[Row], check_ids: Sequence[str], archives: Sequence[dict[str, Any]]
+    rows: Sequence[Row],
+    check_ids: Sequence[str],
+    archives: Sequence[dict[str, Any]],
+    integrity: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Counts, score quantiles and mean, and per check its pass rate and who failed it."""
     graded = [r for r in rows if r.gradable]
@@ -213,4 +232,5 @@ def summary_dict(
         "score": score,
         "checks": checks,
         "archives": list(archives),
+        "integrity": dict(integrity or {"flags": {}, "pairs": []}),
     }

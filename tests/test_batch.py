@@ -305,3 +305,23 @@ def test_progress_bar_only_on_a_terminal(classroom: Path, tmp_path: Path, capsys
     assert quiet.getvalue() == ""
     main([str(classroom), "--out", str(tmp_path / "out"), "--jobs", "1"])  # stderr not a tty
     assert "\r" not in capsys.readouterr().err
+
+
+def test_two_students_with_one_run_are_a_pair_in_the_summary_and_the_gradebook(
+    classroom: Path, tmp_path: Path
+) -> None:
+    shutil.copytree(CORRECT, classroom / "dave")
+    out = tmp_path / "out"
+    batch_cli(str(classroom), "--out", str(out))
+    (pair,) = summary(out)["integrity"]["pairs"]
+    assert (pair["a"], pair["b"]) == ("alice", "dave") and "log" in pair["files"]
+    assert pair["ids"] and pair["ids"][0].startswith("chatcmpl-")
+    cells = {row["id"]: row["integrity"] for row in gradebook(out)}
+    assert (cells["alice"], cells["dave"], cells["bob"]) == ("same_run:dave", "same_run:alice", "")
+
+
+def test_an_honest_mistake_raises_no_integrity_flag(classroom: Path, tmp_path: Path) -> None:
+    shutil.copytree(REAL / "cache_on_in_prefill", classroom / "erin")
+    out = tmp_path / "out"
+    batch_cli(str(classroom), "--out", str(out))
+    assert summary(out)["integrity"] == {"flags": {}, "pairs": []}
