@@ -96,6 +96,7 @@ def first_is_miss(ctx: Context) -> None:
     """The first long request computed the whole prompt (the "hi" request cleared the slot)."""
     first = ctx["cache"]["first"]["prompt_n"]
     full = _full_prompt(ctx)
+    ctx.record(first_share=round(first / full, 4))
     if first < ctx.param("min_full_fraction") * full:
         raise Fail(
             "reused",
@@ -116,6 +117,10 @@ def first_is_miss(ctx: Context) -> None:
 def hit_faster(ctx: Context) -> None:
     """The second identical request reused the prefix: few prompt tokens, earlier first token."""
     first, second = ctx["cache"]["first"], ctx["cache"]["second"]
+    ctx.record(
+        hit_share=round(second["prompt_n"] / first["prompt_n"], 4),
+        ttft_ratio=round(second["ttft_ms"] / first["ttft_ms"], 4) if first["ttft_ms"] else None,
+    )
     limit = ctx.param("max_hit_fraction") * first["prompt_n"]
     if second["prompt_n"] > limit:
         raise Fail(
@@ -147,6 +152,7 @@ def prefix_breaks_reuse(ctx: Context) -> None:
     cache = ctx["cache"]
     changed, second = cache["changed_prefix"], cache["second"]
     full = _full_prompt(ctx)
+    ctx.record(recompute_share=round(changed["prompt_n"] / full, 4))
     needed = ctx.param("min_recompute_fraction") * full
     if changed["prompt_n"] < needed:
         raise Fail(

@@ -169,6 +169,7 @@ def interrupted(ctx: Context) -> Note | None:
             at=ctx.at("cancel", "/received_tokens"),
         )
     low, high = ctx.param("close_min_ms"), ctx.param("close_max_ms")
+    ctx.record(closed_at_ms=c["closed_at_ms"])
     if not low <= c["closed_at_ms"] <= high:
         raise Fail(
             "close_time",
@@ -217,6 +218,7 @@ def slot_freed(ctx: Context) -> None:
     c = ctx["cancel"]
     per_token, source = decode_ms_per_token(ctx.optional("ttft"), ctx.optional("sse"), c)
     rest_ms = max(c["max_tokens"] - c["received_tokens"], 1) * per_token
+    ctx.record(idle_share=round(c["slot_idle_after_ms"] / rest_ms, 5))
     limit = ctx.param("max_idle_fraction") * rest_ms
     if c["slot_idle_after_ms"] > limit:
         raise Fail(

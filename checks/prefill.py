@@ -177,9 +177,14 @@ def cache_off(ctx: Context) -> None:
     """
     entries = ctx["prefill"]
     log = ctx.optional("log")
+    fulls = [_full_size_from_log(log, e) if log is not None else None for e in entries]
+    shares = [e["prompt_n"] / f for e, f in zip(entries, fulls, strict=True) if f]
+    ctx.record(
+        whole_prompt_share=round(min(shares), 4) if shares else None,
+        smallest_prompt_n=min(e["prompt_n"] for e in entries),
+    )
     if log is not None:
-        for index, entry in enumerate(entries):
-            full = _full_size_from_log(log, entry)
+        for index, (entry, full) in enumerate(zip(entries, fulls, strict=True)):
             if full is not None and entry["prompt_n"] < ctx.param("min_full_fraction") * full:
                 raise Fail(
                     "log",
@@ -193,6 +198,7 @@ def cache_off(ctx: Context) -> None:
     if cache is not None and twelve is not None:
         index, entry = twelve
         reference = max(cache["first"]["prompt_n"], cache["changed_prefix"]["prompt_n"])
+        ctx.record(cache_prompt_share=round(entry["prompt_n"] / reference, 4))
         if entry["prompt_n"] < ctx.param("min_cache_prompt_fraction") * reference:
             raise Fail(
                 "vs_cache",

@@ -408,6 +408,7 @@ def main() -> None:
     ]
     readme = SAMPLES / "README.md"
     head = readme.read_text("utf-8").split("| folder | what the student did | must fail |")[0]
+    assert "## Derived" in head, "README.md must keep its Derived section"
     readme.write_text(head + "\n".join(lines) + "\n", "utf-8")
 
 
