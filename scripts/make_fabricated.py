@@ -33,6 +33,8 @@ sys.path.insert(0, str(ROOT))
 from checks import LAB
 
 REAL = ROOT / "tests" / "data" / "real"
+UNPUBLISHED = ROOT / "tests" / "data" / "unpublished"
+"""Real captures of honest mistakes that are no published sample (made for these tests)."""
 FABRICATED = SAMPLES / "fabricated"
 
 
@@ -310,14 +312,7 @@ def halve_chunk_times(folder: Path) -> None:
     )
 
 
-def two_slots_in_log(folder: Path) -> None:
-    """A server started with -np 2 (the log's header says so), props.json saying one
-    slot of 4096."""
-    edit_text(
-        folder,
-        "server.log",
-        lambda t: t.replace("n_slots = 1, n_ctx_slot = 4096", "n_slots = 2, n_ctx_slot = 2048"),
-    )
+
 
 
 # name -> (what the student did, base folder, edit, checks that catch it)
@@ -421,9 +416,9 @@ CASES: dict[str, tuple[str, Path, Callable[[Path], None], list[str]]] = {
         ["chunks.in_stream"],
     ),
     "two_slots_hidden": (
-        "ran the server with -np 2 and edited props.json to one slot",
-        REAL / "correct",
-        two_slots_in_log,
+        "ran the server with -np 2 and edited props.json to one slot of 4096",
+        UNPUBLISHED / "two_slots",
+        hide_two_slots,
         ["log.lab_run"],
     ),
 }

@@ -40,8 +40,10 @@ INTEGRITY = (
     "sentence.in_log",
     "cancel.in_log",
 )
+UNPUBLISHED = ROOT / "tests" / "data" / "unpublished"
 EVERY_REAL_CAPTURE = [
     *(REAL / p.name for p in sorted(REAL.iterdir()) if p.is_dir()),
+    *(p for p in sorted(UNPUBLISHED.iterdir()) if p.is_dir()),
     *(SAMPLES / name for name in REAL_SAMPLES),
 ]
 
