@@ -78,11 +78,18 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         default="auto",
         help="colour the text report (auto: on a terminal, unless NO_COLOR is set)",
     )
-    check.add_argument(
+    amount = check.add_mutually_exclusive_group()
+    amount.add_argument(
         "-v",
         "--verbose",
         action="store_true",
-        help="also show notes on passed checks and every problem of each file",
+        help="every check on its own line, and every problem of each file",
+    )
+    amount.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="only what did not pass, what to do first, and the score",
     )
     sub.add_parser("checks", help="list the lab's check ids with their points and titles")
     first = next((a for a in argv if not a.startswith("-")), None)
@@ -186,10 +193,26 @@ def _check(args: argparse.Namespace) -> int:
     return check_status(result)
 
 
+def _width(output: str | None) -> int:
+    """The terminal's columns when the report goes to one (40 to 200), else 80: a file or
+    a pipe gets the same bytes wherever it is made."""
+    if output is None and sys.stdout.isatty():
+        import shutil
+
+        return max(40, min(200, shutil.get_terminal_size((80, 24)).columns))
+    return 80
+
+
 def _render(args: argparse.Namespace, result: Any, catalog: Any) -> None:
     from grader.render import RenderOptions, renderer
 
-    options = RenderOptions(catalog, _color(args.color, args.output), args.verbose)
+    options = RenderOptions(
+        catalog,
+        _color(args.color, args.output),
+        args.verbose,
+        args.quiet,
+        _width(args.output),
+    )
     _write(renderer(args.format)(result, options), args.output)
 
 

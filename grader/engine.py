@@ -22,6 +22,7 @@ Nothing here knows about a particular lab.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -270,6 +271,11 @@ class Outcome:
     found: Param = None
     title_id: str = ""
     data: Mapping[str, Any] = field(default_factory=dict)
+    cause: str | None = None
+    """For a skipped check: the check whose failure it waits for (`<artifact>.schema`
+    when a file did not load), the first link of the chain."""
+    hint_id: str | None = None
+    """The catalog id of what to do, when it is not `<id>.hint` (a file's problem)."""
 
 
 def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
@@ -297,6 +303,7 @@ def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
         params,
         first.location or Location(artifact.file),
         title_id=title,
+        hint_id=f"engine.schema_hint.{first.message_id.split('.')[0]}",
     )
 
 
@@ -343,20 +350,29 @@ def _run_one(
                 points=0,
                 message_id="engine.skipped.artifact",
                 params={"file": artifact.file, "status": Term(artifact.status)},
+                cause=f"{name}.schema",
                 **base,
             )
     for prerequisite, kind in chk.prerequisites:
         # a disabled prerequisite (absent from `done`) gates nothing: the instructor
         # turned that question off
         before = done.get(prerequisite)
+        if before is not None and before.status == "skipped":  # the same first cause
+            return dataclasses.replace(
+                before,
+                id=chk.id,
+                max_points=points,
+                artifact=chk.artifact,
+                title_id=base["title_id"],
+                data={},
+            )
         if before is not None and before.status != "passed":
-            cause = before.params.get("check") if before.status == "skipped" else None
-            cause = str(cause) if cause else prerequisite  # name the first cause
             return Outcome(
                 status="skipped",
                 points=0,
                 message_id=f"engine.skipped.{'check' if kind == 'after' else 'unconfirmed'}",
-                params={"check": cause, "title": TitleOf(cause)},
+                params={"check": prerequisite, "title": TitleOf(prerequisite)},
+                cause=prerequisite,
                 **base,
             )
     ctx = Context(artifacts, settings, chk.id, folder)

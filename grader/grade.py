@@ -141,7 +141,7 @@ def _check_result(outcome: Outcome, catalog: Catalog) -> CheckResult:
         points=outcome.points,
         max_points=outcome.max_points,
         message=catalog.text(outcome.message_id, params),
-        hint=catalog.text(f"{outcome.id}.hint", params) if failed else None,
+        hint=catalog.text(outcome.hint_id or f"{outcome.id}.hint", params) if failed else None,
         explanation=catalog.text(f"{outcome.id}.explain", params) if failed else None,
         artifact=outcome.artifact,
         location=_location(outcome.location),
@@ -149,6 +149,7 @@ def _check_result(outcome: Outcome, catalog: Catalog) -> CheckResult:
         found=outcome.found,
         message_id=outcome.message_id,
         data=dict(outcome.data),
+        cause=outcome.cause,
     )
 
 

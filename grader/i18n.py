@@ -81,6 +81,11 @@ class Catalog:
             return self.raw(f"{value}.title") or str(value)
         return format_value(value)
 
+    def plural(self, key: str, count: int, params: Mapping[str, Param] | None = None) -> str | None:
+        """`text` of the form of `key` that agrees with `count` (see `_plural_key`)."""
+        chosen = _plural_key(key, count, self.lang)
+        return self.text(chosen if self.raw(chosen) is not None else key, params)
+
     def text(self, key: str | None, params: Mapping[str, Param] | None = None) -> str | None:
         if key is None:
             return None
@@ -93,6 +98,12 @@ class Catalog:
             return string.Formatter().vformat(template, (), values)
         except (ValueError, IndexError, KeyError):
             return template
+
+
+def _plural_key(key: str, count: int, lang: str) -> str:
+    """English (the only catalog language with grammatical number) says "1 check",
+    "2 checks": `<key>_one` holds the singular."""
+    return f"{key}_one" if lang == "en" and count == 1 else key
 
 
 def language_from_environment(environ: Mapping[str, str] = os.environ) -> str:

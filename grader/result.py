@@ -18,7 +18,7 @@ import dataclasses
 import json
 from typing import Any, Literal
 
-SCHEMA_VERSION = "1.2.0"
+SCHEMA_VERSION = "1.3.0"
 SCHEMA_ID = "urn:first-token-lab:schema:result"
 
 Value = str | int | float | None
@@ -72,6 +72,9 @@ class CheckResult:
     """Catalog id of `message`, stable across languages."""
     data: dict[str, Any] = dataclasses.field(default_factory=dict)
     """Measurements the check read, by name (JSON values), for reports over many results."""
+    cause: str | None = None
+    """For a skipped check, the id of the check whose failure it waits for (the first of
+    the chain; `<artifact>.schema` when a file did not load)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -312,9 +312,6 @@ def halve_chunk_times(folder: Path) -> None:
     )
 
 
-
-
-
 # name -> (what the student did, base folder, edit, checks that catch it)
 CASES: dict[str, tuple[str, Path, Callable[[Path], None], list[str]]] = {
     "public_sample_handed_in": (

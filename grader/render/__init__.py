@@ -30,6 +30,9 @@ class RenderOptions:
     catalog: Catalog
     color: bool = False
     verbose: bool = False
+    quiet: bool = False
+    width: int = 80
+    """Terminal columns the text report wraps to (the CLI passes the terminal's)."""
 
 
 class Renderer(Protocol):

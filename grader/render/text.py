@@ -1,116 +1,249 @@
-"""The human report, shaped like pytest's: one line per check, details for failures.
+"""The human report, shaped like pytest's, for a terminal of 80 × 24.
 
-A ✓ / ✗ / – / ! mark, the points and the title per check; for a failure the message with
-file:line, expected vs found and what to do; after the list, the plain explanation of
-each common mistake the submission made, once; last, the score. Colour only when asked
-(the CLI asks on a terminal without NO_COLOR).
+First a line of marks per lab step (✓ passed, ✗ failed, – skipped, ! error), then every
+check that did not pass with its place, message, expected vs found and what to do (a
+broken file with each of its problems, in document order), the checks skipped for one
+cause in one line, each common mistake explained once; last, so that the last screen is
+the useful one, a short summary of what did not pass, what to do first, and the score.
+`-q` leaves out the marks; `-v` lists every check and every problem. Every paragraph is
+wrapped to the terminal's width (`grader.render.wrap`). Colour only when asked (the CLI
+asks on a terminal without NO_COLOR).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-import unicodedata
+from collections.abc import Iterable
 
-from grader.i18n import format_value
+from grader.i18n import Catalog, format_value
 from grader.render import RenderOptions
-from grader.render.common import expected_found, grader_error_line, where
-from grader.result import CheckResult, Result
+from grader.render.common import grader_error_line, where
+from grader.render.wrap import cells, wrap
+from grader.result import ArtifactResult, CheckResult, Result
 
 MARKS = {"passed": "✓", "failed": "✗", "skipped": "–", "error": "!"}
 COLORS = {"passed": "32", "failed": "31", "skipped": "33", "error": "35"}
+PAD = "    "
+SHOWN_PROBLEMS = 5
+"""Problems of a broken file shown without -v."""
+_COLOUR = re.compile(r"\033\[[0-9;]*m")
 
 
 def _paint(text: str, code: str, on: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if on else text
 
 
-def _points(value: float) -> str:
-    return format_value(value)
+def _pts(check: CheckResult) -> str:
+    return f"{format_value(check.points)}/{format_value(check.max_points)}"
 
 
-def _check_lines(
-    check: CheckResult, options: RenderOptions, width: int, extra_problems: int = 0
-) -> list[str]:
-    t = options.catalog
+def _group(check_id: str) -> str:
+    return check_id.split(".", 1)[0]
+
+
+def _marks(result: Result, options: RenderOptions) -> list[str]:
+    """One `step ✓✓✗` token per lab step, in the order the steps first appear."""
+    groups: dict[str, list[str]] = {}
+    for check in result.checks:
+        mark = _paint(MARKS[check.status], COLORS[check.status], options.color)
+        groups.setdefault(_group(check.id), []).append(mark)
+    tokens = [f"{name} {''.join(marks)}" for name, marks in groups.items()]
+    lines, line = [], ""
+    for token in tokens:
+        plain = len(_unpainted(token))
+        if line and cells(_unpainted(line)) + 2 + plain > options.width:
+            lines.append(line)
+            line = ""
+        line = f"{line}  {token}" if line else token
+    return [*lines, line] if line else lines
+
+
+def _unpainted(text: str) -> str:
+    return _COLOUR.sub("", text)
+
+
+def _heading(check: CheckResult, options: RenderOptions, id_width: int = 0) -> str:
+    """`✗ id  0/4  title`, the title wrapped under itself."""
+    head = f"{MARKS[check.status]} {check.id:<{id_width}}  {_pts(check)}  "
+    lines = wrap(check.title, options.width, " " * cells(head), first=head)
     mark = _paint(MARKS[check.status], COLORS[check.status], options.color)
-    pts = f"{_points(check.points)}/{_points(check.max_points)}"
-    lines = [f" {mark} {check.id:<{width}} {pts:>5}  {check.title}"]
-    show = check.status != "passed" or (options.verbose and check.message)
-    if not show:
-        return lines
-    pad = " " * 5
-    place = where(check.location)
-    if check.message:
-        lines.append(f"{pad}{place + ': ' if place else ''}{check.message}")
-    evidence = expected_found(check, t)
-    if evidence:
-        lines.append(pad + evidence)
-    if check.hint:
-        lines.append(f"{pad}→ {check.hint}")
-    if extra_problems and not options.verbose:
-        lines.append(f"{pad}{t.text('render.more', {'count': extra_problems})} (-v)")
+    return "\n".join([mark + lines[0][1:], *lines[1:]])
+
+
+def _problems(artifact: ArtifactResult, options: RenderOptions) -> list[str]:
+    """A broken file's problems in document order, the first few unless -v."""
+    ordered = sorted(
+        artifact.problems,
+        key=lambda p: (
+            (p.location.line or 0, p.location.column or 0) if p.location is not None else (0, 0)
+        ),
+    )
+    shown = ordered if options.verbose else ordered[:SHOWN_PROBLEMS]
+    lines: list[str] = []
+    for problem in shown:
+        place = where(problem.location) or artifact.file
+        lines += wrap(f"{place}: {problem.message}", options.width, PAD + "  ", first=PAD)
+    if len(ordered) > len(shown):
+        more = options.catalog.text("render.more", {"count": len(ordered) - len(shown)})
+        lines.append(f"{PAD}{more} (-v)")
     return lines
+
+
+def _details(
+    check: CheckResult, result: Result, options: RenderOptions, explained: set[str]
+) -> list[str]:
+    """Everything a student needs to fix one check."""
+    t, width = options.catalog, options.width
+    lines = [_heading(check, options)]
+    artifact = next((a for a in result.artifacts if a.name == check.artifact), None)
+    if check.id.endswith(".schema") and artifact is not None and artifact.problems:
+        lines += _problems(artifact, options)
+    else:
+        place = where(check.location)
+        if place:
+            lines.append(PAD + place)
+        if check.message:
+            lines += wrap(check.message, width, PAD)
+        if check.expected is not None or check.found is not None:
+            exp, fnd = t.raw("render.expected") or "expected", t.raw("render.found") or "found"
+            shown = f"{exp}: {format_value(check.expected)} · {fnd}: {format_value(check.found)}"
+            lines += wrap(shown, width, PAD)
+    if check.hint:
+        lines += wrap(f"→ {check.hint}", width, PAD + "  ", first=PAD)
+    if check.explanation and check.explanation not in explained:
+        explained.add(check.explanation)
+        lines += ["", *wrap(check.explanation, width, PAD)]
+    return lines
+
+
+def _waiting(
+    skipped: list[CheckResult], result: Result, catalog: Catalog, options: RenderOptions
+) -> list[str]:
+    """The skipped checks, one paragraph per first cause."""
+    by_cause: dict[str, list[CheckResult]] = {}
+    for check in skipped:
+        by_cause.setdefault(check.cause or check.id, []).append(check)
+    lines: list[str] = []
+    for cause, checks in by_cause.items():
+        points = format_value(sum(c.max_points for c in checks))
+        ids = ", ".join(c.id for c in checks)
+        mark = _paint(MARKS["skipped"], COLORS["skipped"], options.color)
+        if cause.endswith(".schema"):
+            artifact = next((a for a in result.artifacts if f"{a.name}.schema" == cause), None)
+            file = artifact.file if artifact is not None else cause
+            text = catalog.plural(
+                "render.waiting_file",
+                len(checks),
+                {"count": len(checks), "file": file, "points": points},
+            )
+        else:
+            text = catalog.plural(
+                "render.waiting_check",
+                len(checks),
+                {"count": len(checks), "check": cause, "points": points},
+            )
+        lines += wrap(f"{text or cause}: {ids}", options.width, PAD, first=f"{mark} ")
+    return lines
+
+
+def _root_causes(result: Result) -> list[CheckResult]:
+    """The checks that did not pass on their own account (failed or broke), the one
+    most others wait for first."""
+    waiting: dict[str, int] = {}
+    for check in result.checks:
+        if check.status == "skipped" and check.cause:
+            waiting[check.cause] = waiting.get(check.cause, 0) + 1
+    own = [c for c in result.checks if c.status in ("failed", "error")]
+    return sorted(own, key=lambda c: -waiting.get(c.id, 0))
+
+
+def _summary(result: Result, options: RenderOptions) -> list[str]:
+    """pytest's short summary: one line per check that did not pass on its own account
+    (cut to the width), what to do first, then the score."""
+    t, width = options.catalog, options.width
+    out: list[str] = []
+    roots = _root_causes(result)
+    for check in result.checks:
+        if check.status not in ("failed", "error"):
+            continue
+        mark = _paint(MARKS[check.status], COLORS[check.status], options.color)
+        text = f"{check.id}: {check.message or check.title}"
+        out.append(f"{mark} {_fit(text, width - 2)}")
+    skipped = sum(c.status == "skipped" for c in result.checks)
+    if skipped:
+        mark = _paint(MARKS["skipped"], COLORS["skipped"], options.color)
+        total = t.plural("render.skipped_total", skipped, {"count": skipped})
+        out.append(f"{mark} {total or skipped}")
+    first = next((c for c in roots if c.hint), None)
+    if first is not None:
+        out += wrap(
+            t.text("render.first", {"check": first.id, "hint": first.hint}) or first.hint or "",
+            width,
+            "  ",
+        )
+    return out
+
+
+def _fit(text: str, width: int) -> str:
+    """`text` on one line of at most `width` columns, with … where it was cut."""
+    text = " ".join(text.split())
+    if cells(text) <= width:
+        return text
+    out, used = "", 0
+    for char in text:
+        if used + cells(char) > width - 1:
+            break
+        out, used = out + char, used + cells(char)
+    return out + "…"
+
+
+def _all_checks(result: Result, options: RenderOptions) -> Iterable[str]:
+    """-v: one line per check, and every note of a passing one."""
+    id_width = max((len(c.id) for c in result.checks), default=10)
+    for check in result.checks:
+        yield _heading(check, options, id_width)
+        if check.status == "passed" and check.message:
+            yield from wrap(check.message, options.width, PAD)
 
 
 def render(result: Result, options: RenderOptions) -> str:
     t = options.catalog
     if not result.gradable:
         title = t.raw("render.not_gradable") or "Not graded"
-        return "".join(f"{title}: {e}\n" for e in result.format_errors)
-    width = max((len(c.id) for c in result.checks), default=10)
-    problems = {a.name: len(a.problems) for a in result.artifacts}
-    out = [f"{result.lab} · {result.submission}", ""]
-    for check in result.checks:
-        extra = problems.get(check.artifact or "", 1) - 1 if check.id.endswith(".schema") else 0
-        out.extend(_check_lines(check, options, width, max(extra, 0)))
-    broken = [a for a in result.artifacts if a.status != "valid" and len(a.problems) > 1]
+        return "".join(
+            "\n".join(wrap(f"{title}: {e}", options.width, "  ", first="")) + "\n"
+            for e in result.format_errors
+        )
+    out = [_fit(f"{result.lab} · {result.submission}", options.width)]
     if options.verbose:
-        for artifact in broken:
-            out.append("")
-            out.append(f"{artifact.file}:")
-            out.extend(f"   {where(p.location)}: {p.message}" for p in artifact.problems)
-    explanations = list(dict.fromkeys(c.explanation for c in result.checks if c.explanation))
-    if explanations:
-        out += ["", _paint(t.raw("render.mistakes") or "Common mistakes found", "1", options.color)]
-        for text in explanations:
-            out += ["", *[f"  {line}" for line in _wrap(text, 88)]]
+        out += ["", *_all_checks(result, options)]
+    elif not options.quiet:
+        out += _marks(result, options)
+    explained: set[str] = set()
+    for check in result.checks:
+        if check.status in ("failed", "error"):
+            out += ["", *_details(check, result, options, explained)]
+        elif (
+            check.status == "passed"
+            and check.message
+            and not options.quiet
+            and (check.message_id or "").rsplit(".", 1)[-1] not in ("valid",)
+            and not options.verbose
+        ):
+            note = f"{_paint(MARKS['passed'], COLORS['passed'], options.color)} {check.id}: "
+            out += ["", *wrap(check.message, options.width, PAD, first=note)]
+    skipped = [c for c in result.checks if c.status == "skipped"]
+    if skipped:
+        out += ["", *_waiting(skipped, result, t, options)]
     summary = t.text("render.summary", dataclasses.asdict(result.summary)) or ""
-    score = (
-        f"{t.raw('render.score') or 'Score'}: {_points(result.score)}/{_points(result.max_score)}"
-    )
+    score = f"{t.raw('render.score') or 'Score'}: "
+    score += f"{format_value(result.score)}/{format_value(result.max_score)} — {summary}"
     status = "passed" if result.score == result.max_score else "failed"
-    out += ["", _paint(f"{score} — {summary}", COLORS[status], options.color)]
+    short = _summary(result, options)
+    out += ["", *short] if short else []
+    out.append(_paint(_fit(score, options.width), COLORS[status], options.color))
     warning = grader_error_line(result, t)
     if warning:
-        out.append(_paint(f"{MARKS['error']} {warning}", COLORS["error"], options.color))
+        out += wrap(f"{MARKS['error']} {warning}", options.width, "  ", first="")
     return "\n".join(out) + "\n"
-
-
-_TOKENS = re.compile(r"`[^`\n]{1,40}`|\s+|[\u2e80-\uffef]|[^\s`\u2e80-\uffef]+|`")
-"""Code spans, spaces, one CJK character, or an unbroken run of anything else."""
-
-
-def _cells(char: str) -> int:
-    """Terminal columns of a character: CJK wide and fullwidth characters take two."""
-    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    """Wrap to `width` terminal columns: at spaces in English, between any two characters
-    in CJK text (which has no spaces), never inside a short `code span`."""
-    lines: list[str] = []
-    line, used = "", 0
-    for token in _TOKENS.findall(text):
-        if token.isspace():
-            if line:
-                line, used = line + " ", used + 1
-            continue
-        size = sum(_cells(c) for c in token)
-        if used + size > width and line.strip():
-            lines.append(line.rstrip())
-            line, used = "", 0
-        line, used = line + token, used + size
-    if line.strip():
-        lines.append(line.rstrip())
-    return lines or [""]
