@@ -110,6 +110,37 @@ class StrictDecoder:
         return value
 
 
+_DECODER_WORDS = {
+    "Expecting ',' delimiter": "json.expected_comma",
+    "Expecting ':' delimiter": "json.expected_colon",
+    "Invalid control character at": "json.control_character",
+    "Invalid \\escape": "json.bad_escape",
+    "Invalid \\uXXXX escape": "json.bad_escape",
+    "Unterminated string starting at": "json.unterminated_string",
+}
+"""The json module's English messages, by the catalog message that says the same."""
+
+
+def syntax_message(msg: str, text: str, pos: int) -> str:
+    """The catalog id for a json.JSONDecodeError at `pos` of `text`: the decoder's English
+    words never reach a student, and the commonest mistakes get named (a trailing comma,
+    a key in single quotes, a Python `True`)."""
+    before = text[:pos].rstrip()
+    here = text[pos : pos + 1]
+    if msg.startswith("Expecting property name") or msg == "Expecting value":
+        if before.endswith(",") and here in "}]":
+            return "json.trailing_comma"
+        if here == "'":
+            return "json.single_quotes"
+        if text.startswith(("True", "False", "None"), pos):
+            return "json.python_literal"
+        key = msg.startswith("Expecting property name")
+        return "json.expected_key" if key else "json.expected_value"
+    if re.search(r"(?<![0-9.eE+-])-?0$", before) and here.isdigit():
+        return "json.leading_zero"
+    return next((m for words, m in _DECODER_WORDS.items() if msg.startswith(words)), "json.syntax")
+
+
 def _syntax_problem(exc: json.JSONDecodeError, text: str, file: str) -> Problem:
     where = Location(file, exc.lineno, exc.colno)
     if exc.msg == "Extra data":
@@ -117,7 +148,8 @@ def _syntax_problem(exc: json.JSONDecodeError, text: str, file: str) -> Problem:
     if exc.pos >= len(text.rstrip()):
         return Problem("json.truncated", {}, where)
     snippet = _printable(text[exc.pos : exc.pos + 12].split("\n")[0])
-    return Problem("json.syntax", {"detail": exc.msg, "near": snippet}, where)
+    message = syntax_message(exc.msg, text, exc.pos)
+    return Problem(message, {"near": snippet, "bracket": text[exc.pos : exc.pos + 1]}, where)
 
 
 def _printable(text: str) -> str:
@@ -187,7 +219,10 @@ class Walker:
         except _WalkStop as stop:
             line, column = lines.position(stop.offset)
             return Problem(stop.message_id, stop.params, Location(file, line, column, stop.pointer))
-        return Problem("json.syntax", {"detail": "invalid JSON", "near": ""}, Location(file, 1, 1))
+        return Problem("json.syntax", {"near": _printable(self.text[:12])}, Location(file, 1, 1))
+
+    def _near(self, i: int) -> dict[str, Any]:
+        return {"near": _printable(self.text[i : i + 12]), "bracket": self.text[i : i + 1]}
 
     def walk(self) -> dict[str, int]:
         end = self._value(self._skip(0), [], 1)
@@ -220,12 +255,7 @@ class Walker:
                 return i + len(literal)
         match = _NUMBER.match(text, i)
         if not match:
-            raise _WalkStop(
-                "json.syntax",
-                {"detail": "expected a value", "near": _printable(text[i : i + 12])},
-                i,
-                pointer,
-            )
+            raise _WalkStop(syntax_message("Expecting value", text, i), self._near(i), i, pointer)
         number = match.group()
         digits = len(re.sub(r"[^0-9]", "", number.split("e")[0].split("E")[0]))
         if digits > self.max_digits:
@@ -241,8 +271,8 @@ class Walker:
             _, end = json.decoder.scanstring(self.text, i + 1, True)
         except json.JSONDecodeError as exc:
             raise _WalkStop(
-                "json.syntax",
-                {"detail": exc.msg, "near": _printable(self.text[i : i + 12])},
+                syntax_message(exc.msg, self.text, exc.pos),
+                {"near": _printable(self.text[i : i + 12]), "bracket": ""},
                 exc.pos,
                 pointer,
             ) from None
@@ -257,11 +287,8 @@ class Walker:
         while True:
             if text[i : i + 1] != '"':
                 raise _WalkStop(
-                    "json.syntax",
-                    {
-                        "detail": "expected a key in double quotes",
-                        "near": _printable(text[i : i + 12]),
-                    },
+                    syntax_message("Expecting property name", text, i),
+                    self._near(i),
                     i,
                     json_pointer(path),
                 )
@@ -271,24 +298,14 @@ class Walker:
             seen.add(key)
             i = self._skip(after)
             if text[i : i + 1] != ":":
-                raise _WalkStop(
-                    "json.syntax",
-                    {"detail": "expected ':'", "near": _printable(text[i : i + 12])},
-                    i,
-                    json_pointer(path),
-                )
+                raise _WalkStop("json.expected_colon", self._near(i), i, json_pointer(path))
             i = self._skip(self._value(self._skip(i + 1), [*path, key], depth + 1))
             if text[i : i + 1] == ",":
                 i = self._skip(i + 1)
                 continue
             if text[i : i + 1] == "}":
                 return i + 1
-            raise _WalkStop(
-                "json.syntax",
-                {"detail": "expected ',' or '}'", "near": _printable(text[i : i + 12])},
-                i,
-                json_pointer(path),
-            )
+            raise _WalkStop("json.expected_comma", self._near(i), i, json_pointer(path))
 
     def _array(self, i: int, path: list[str | int], depth: int) -> int:
         text = self.text
@@ -304,12 +321,7 @@ class Walker:
                 continue
             if text[i : i + 1] == "]":
                 return i + 1
-            raise _WalkStop(
-                "json.syntax",
-                {"detail": "expected ',' or ']'", "near": _printable(text[i : i + 12])},
-                i,
-                json_pointer(path),
-            )
+            raise _WalkStop("json.expected_comma", self._near(i), i, json_pointer(path))
 
 
 class _WalkStop(Exception):

@@ -101,6 +101,33 @@ def json_lines(schema: str) -> Parser:
     return parse
 
 
+_PYTHON_WORDS = (
+    ("expected ':'", "python.expected_colon"),
+    ("unexpected indent", "python.indentation"),
+    ("unindent does not match", "python.indentation"),
+    ("expected an indented block", "python.indentation"),
+    ("unterminated string", "python.unterminated_string"),
+    ("unterminated triple-quoted", "python.unterminated_string"),
+    ("EOL while scanning", "python.unterminated_string"),
+    ("invalid character", "python.invalid_character"),
+    ("unmatched", "python.unmatched"),
+)
+"""CPython's English syntax messages, by the catalog message that says the same."""
+_BRACKET = re.compile(r"'([()\[\]{}])'")
+
+
+def _python_problem(msg: str) -> tuple[str, dict[str, str]]:
+    """The catalog id (and its parameters) for a SyntaxError's `msg`: CPython's English
+    never reaches a student."""
+    bracket = _BRACKET.search(msg)
+    if "was never closed" in msg and bracket:
+        return "python.never_closed", {"bracket": bracket.group(1)}
+    for words, message in _PYTHON_WORDS:
+        if msg.startswith(words):
+            return message, {"bracket": bracket.group(1) if bracket else ""}
+    return "python.syntax", {}
+
+
 def python_source() -> Parser:
     """A parser for Python source: the `ast.Module`, never imported or run."""
 
@@ -110,13 +137,12 @@ def python_source() -> Parser:
                 warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours
                 tree = ast.parse(text, filename=f"<{file}>")  # not a path: never code to run
         except SyntaxError as exc:
+            message, params = _python_problem(exc.msg or "")
             return Parsed(
                 None,
                 [
                     Problem(
-                        "python.syntax",
-                        {"detail": exc.msg or "invalid syntax"},
-                        Location(file, exc.lineno, exc.offset),
+                        message, {"file": file, **params}, Location(file, exc.lineno, exc.offset)
                     )
                 ],
             )

@@ -32,7 +32,7 @@ def problem(text: str):
         ('{"a": -1e400}', "json.number_too_large", 1),
         ('{"a": ' + "9" * 100_000 + "}", "json.number_too_long", 1),
         ("[" * 10_000 + "]" * 10_000, "json.too_deep", 1),
-        ('{"a": 01}', "json.syntax", 1),
+        ('{"a": 01}', "json.leading_zero", 1),
     ],
 )
 def test_refused_json_gets_its_message_and_line(text: str, message_id: str, line: int) -> None:

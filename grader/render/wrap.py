@@ -100,6 +100,9 @@ def _wrap_one(text: str, width: int, lead: str, indent: str) -> list[str]:
                 carried.insert(0, placed.pop())
         while len(placed) > 1 and placed[-1] and placed[-1][-1] in NO_LINE_END:
             carried.insert(0, placed.pop())  # an opening bracket goes to the next line
+        if cells(indent) + sum(cells(t) for t in carried) + size > width:
+            placed += carried  # what would go along does not fit either: the rule yields
+            carried = []
         used = cells(prefix) + sum(cells(t) for t in placed)
         flush()
         for piece in carried:

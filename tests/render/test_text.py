@@ -82,7 +82,7 @@ def test_a_word_longer_than_the_line_is_cut_not_overflowing() -> None:
 
 @given(
     st.lists(
-        st.sampled_from([*"ab 。、「」（）漢字かなー`\n", "word", "カタカナ", "`code`"]),
+        st.sampled_from([*"ab 。、「」（）漢字かなー`\n", "word", "カタカナ", "`code`", "x" * 50]),
         max_size=80,
     ).map("".join),
     st.integers(min_value=8, max_value=100),
