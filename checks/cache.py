@@ -166,6 +166,7 @@ def prefix_breaks_reuse(ctx: Context) -> None:
         raise Fail(
             "not_slower",
             expected=f"> {second['ttft_ms']}",
+            limit=second["ttft_ms"],
             found=changed["ttft_ms"],
             at=ctx.at("cache", "/changed_prefix/ttft_ms"),
         )

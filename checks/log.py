@@ -214,7 +214,7 @@ def intact(ctx: Context) -> None:
     """The log is llama-server's own record: complete, consistent, in order."""
     log: ServerLog = ctx["log"]
     if not blocks(log):
-        raise Fail("no_timings", expected=">= 1", found=0, lines=log.line_count, at=ctx.at("log"))
+        raise Fail("no_timings", expected=">= 1", found=0, count=log.line_count, at=ctx.at("log"))
     problem = next((p for t in log.timings if (p := _block_problem(t)) is not None), None)
     slack, delay = ctx.param("clock_slack_ms"), ctx.param("max_print_delay_ms")
     for t in log.timings:

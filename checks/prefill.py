@@ -142,6 +142,7 @@ def ttft_covers_prefill(ctx: Context) -> None:
             raise Fail(
                 "short",
                 expected=f">= {entry['prompt_ms']}",
+                limit=entry["prompt_ms"],
                 found=entry["ttft_ms"],
                 docs=entry["docs"],
                 at=ctx.at("prefill", f"/{index}/ttft_ms"),

@@ -82,6 +82,7 @@ def order(ctx: Context) -> None:
         raise Fail(
             "before_ttft",
             expected=f">= {s['ttft_ms']}",
+            limit=s["ttft_ms"],
             found=s["first_sentence_ms"],
             at=ctx.at("sentence", "/first_sentence_ms"),
         )
@@ -89,6 +90,7 @@ def order(ctx: Context) -> None:
         raise Fail(
             "after_total",
             expected=f"<= {s['total_ms']}",
+            limit=s["total_ms"],
             found=s["first_sentence_ms"],
             at=ctx.at("sentence", "/first_sentence_ms"),
         )

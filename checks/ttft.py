@@ -95,6 +95,7 @@ def before_total(ctx: Context) -> None:
             raise Fail(
                 "run",
                 expected=f"< {run['total_ms']}",
+                limit=run["total_ms"],
                 found=run["ttft_ms"],
                 index=index,
                 at=ctx.at("ttft", f"/runs/{index}/ttft_ms"),

@@ -83,12 +83,18 @@ class Catalog:
 
     def plural(self, key: str, count: int, params: Mapping[str, Param] | None = None) -> str | None:
         """`text` of the form of `key` that agrees with `count` (see `_plural_key`)."""
-        chosen = _plural_key(key, count, self.lang)
-        return self.text(chosen if self.raw(chosen) is not None else key, params)
+        return self.text(key, {**(params or {}), "count": count})
 
     def text(self, key: str | None, params: Mapping[str, Param] | None = None) -> str | None:
+        """The message `key` filled with `params`; a message counting `{count}` things
+        takes its singular form (`<key>_one`) when there is one thing."""
         if key is None:
             return None
+        count = (params or {}).get("count")
+        if isinstance(count, int) and not isinstance(count, bool):
+            singular = _plural_key(key, count, self.lang)
+            if singular != key and self.raw(singular) is not None:
+                key = singular
         template = self.raw(key)
         if template is None:
             return None

@@ -103,8 +103,32 @@ def read(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = Non
     except Refused as refusal:
         return Read(file, None, _locate(refusal.problem, file, lambda p: None), "refused")
     if raw is None:
+        similar = _similar(folder, spec.filename) if path is None else None
+        if similar is not None:
+            problem = Problem("file.missing_similar", {"file": file, "similar": similar})
+            return Read(file, None, problem, "missing")
         return Read(file, None, Problem("file.missing", {"file": file}), "missing")
     return Read(file, raw)
+
+
+def _similar(folder: str, filename: str) -> str | None:
+    """A name in `folder` a student probably meant as `filename` (`TTFT.json`,
+    `ttft.json.txt`, `tfft.json`), if there is one: said in the message, never read."""
+    import difflib
+
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for _, e in zip(range(1000), entries, strict=False)]
+    except OSError:
+        return None
+    lowered = {name.lower(): name for name in names}
+    if filename.lower() in lowered:
+        return lowered[filename.lower()]
+    starts = [n for n in names if n.lower().startswith(filename.lower())]
+    if starts:
+        return sorted(starts)[0]
+    close = difflib.get_close_matches(filename.lower(), list(lowered), n=1, cutoff=0.8)
+    return lowered[close[0]] if close else None
 
 
 def parse(spec: ArtifactSpec, got: Read, limits: Limits) -> Artifact:
