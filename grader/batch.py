@@ -81,13 +81,18 @@ from grader.batch_ids import assign_ids, safe_id
 from grader.batch_rows import Row, gradebook_csv, read_back, summary_dict
 from grader.class_report.integrity import integrity_cells
 from grader.discovery import Discovery, Found
-from grader.exits import EXIT_INTERRUPTED
+from grader.exits import (
+    EXIT_FAILED,
+    EXIT_GRADER_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_NOT_GRADED,
+    EXIT_PASSED,
+)
 from grader.faults import OutputError, write_output
+from grader.i18n import LANGUAGES
 from grader.outdir import OutLocked, claim
 from grader.visible import visible_data, visible_path
 
-EXIT_ALL_GRADED, EXIT_SOME_NOT_GRADED, EXIT_USAGE, EXIT_GRADER_ERROR = 0, 1, 2, 3
-LANGUAGES = ["en", "ja", "ko", "zh"]
 DERIVED = ("gradebook.csv", "summary.json")
 
 __all__ = [
@@ -179,7 +184,7 @@ class BatchReport:
         if any(r.grader_error for r in self.rows):
             return EXIT_GRADER_ERROR
         ok = all(r.gradable for r in self.rows)
-        return EXIT_ALL_GRADED if ok else EXIT_SOME_NOT_GRADED
+        return EXIT_PASSED if ok else EXIT_FAILED
 
 
 class BatchStopped(Exception):
@@ -453,7 +458,7 @@ def add_batch_parser(subparsers: Any, lab: str = DEFAULT_LAB) -> argparse.Argume
     )
     parser.add_argument(
         "--lang",
-        choices=LANGUAGES,
+        choices=list(LANGUAGES),
         help="language of the feedback (default: from LC_ALL / LC_MESSAGES / LANG, else en)",
     )
     parser.add_argument(
@@ -492,20 +497,20 @@ def run_batch(args: argparse.Namespace) -> int:
     for path in missing:
         tell("batch.no_such_path", path=visible_path(path))
     if missing:
-        return EXIT_USAGE
+        return EXIT_NOT_GRADED
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         tell("batch.out_not_a_folder", out=visible_path(args.out))
-        return EXIT_USAGE
+        return EXIT_NOT_GRADED
     try:
         load_lab_rubric(lab_ref, args.rubric)
     except RubricError as exc:
         tell("batch.say", text=exc.text(catalog))
-        return EXIT_USAGE
+        return EXIT_NOT_GRADED
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
         tell("batch.say", text=OutputError.of(args.out, exc).text(catalog))
-        return EXIT_USAGE
+        return EXIT_NOT_GRADED
     try:
         report = run(
             args.paths,
@@ -520,10 +525,10 @@ def run_batch(args: argparse.Namespace) -> int:
         )
     except OutLocked as exc:
         tell("batch.locked", out=visible_path(exc.out), pid=exc.pid)
-        return EXIT_USAGE
+        return EXIT_NOT_GRADED
     except BatchStopped as exc:
         tell("batch.stopped", reason=exc.error.text(catalog), count=exc.written)
-        return EXIT_USAGE
+        return EXIT_NOT_GRADED
     except KeyboardInterrupt:
         print(file=sys.stderr)
         tell("batch.interrupted")

@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from grader.numbers import quantile
+from grader.result import RESULT_MAX_BYTES, STATUSES
 from grader.visible import visible
 
-STATUSES = ("passed", "failed", "skipped", "error")
-RESULT_MAX_BYTES = 64 * 1024 * 1024
 COLUMNS = (
     "id",
     "source",
@@ -169,14 +169,6 @@ def gradebook_csv(
 # --------------------------------------------------------------------------- summary
 
 
-def _quantile(values: Sequence[float], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default, 'inclusive')."""
-    position = (len(values) - 1) * q
-    low = int(position)
-    high = min(low + 1, len(values) - 1)
-    return values[low] + (values[high] - values[low]) * (position - low)
-
-
 def _round(value: float) -> float | int:
     value = round(value, 6)
     return int(value) if value.is_integer() else value
@@ -195,9 +187,9 @@ def summary_dict(
     if scores:
         score = {
             "min": _round(scores[0]),
-            "p25": _round(_quantile(scores, 0.25)),
-            "median": _round(_quantile(scores, 0.5)),
-            "p75": _round(_quantile(scores, 0.75)),
+            "p25": _round(quantile(scores, 0.25)),
+            "median": _round(quantile(scores, 0.5)),
+            "p75": _round(quantile(scores, 0.75)),
             "max": _round(scores[-1]),
             "mean": _round(sum(scores) / len(scores)),
         }

@@ -30,6 +30,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from grader.numbers import quantile
 from grader.visible import visible
 
 OKABE_ITO = {
@@ -85,14 +86,6 @@ def _c(value: float) -> str:
     """A coordinate: one decimal, no `-0.0`."""
     text = f"{value:.1f}"
     return "0.0" if text == "-0.0" else text
-
-
-def quantile(values: Sequence[float], q: float) -> float:
-    """Linear interpolation between closest ranks of sorted `values` (numpy's default)."""
-    position = (len(values) - 1) * q
-    low = int(position)
-    high = min(low + 1, len(values) - 1)
-    return values[low] + (values[high] - values[low]) * (position - low)
 
 
 # --------------------------------------------------------------------------- axes

@@ -40,6 +40,7 @@ _HEAVY = {
 
 
 def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    from grader.i18n import LANGUAGES
     from grader.render import FORMATS
 
     parser = argparse.ArgumentParser(
@@ -69,7 +70,7 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--lang",
-        choices=["en", "ja", "ko", "zh"],
+        choices=list(LANGUAGES),
         help="language of the feedback (default: from LC_ALL / LC_MESSAGES / LANG, else en)",
     )
     check.add_argument(

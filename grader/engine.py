@@ -24,13 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from grader.loading import Artifact, ArtifactSpec
 from grader.params import ParamSpec
 from grader.problems import Location, Param, Term, TitleOf
-
-Status = Literal["passed", "failed", "skipped", "error"]
+from grader.result import Status
 
 
 class Fail(Exception):

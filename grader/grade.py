@@ -18,6 +18,7 @@ from grader.limits import Limits
 from grader.loading import Artifact, Read, parse, read
 from grader.problems import Location, Problem
 from grader.result import (
+    STATUSES,
     ArtifactResult,
     CheckResult,
     ProblemResult,
@@ -204,9 +205,7 @@ def grade(
         )
 
     got, artifacts, outcomes = run_confined(confined_phase, folder, overrides.values(), packages)
-    counts = {
-        s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped", "error")
-    }
+    counts = {s: sum(o.status == s for o in outcomes) for s in STATUSES}
     return Result(
         grader_version=__version__,
         lab=lab.name,

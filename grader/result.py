@@ -21,7 +21,12 @@ from typing import Any, Literal
 SCHEMA_VERSION = "1.2.0"
 SCHEMA_ID = "urn:first-token-lab:schema:result"
 
+Status = Literal["passed", "failed", "skipped", "error"]
+"""How a check ended; `STATUSES` lists them in the order reports count them."""
+STATUSES: tuple[Status, ...] = ("passed", "failed", "skipped", "error")
 Value = str | int | float | None
+RESULT_MAX_BYTES = 64 * 1024 * 1024
+"""The largest result file a reader of results (batch --resume, the class report) reads."""
 _CONFIG = {"use_attribute_docstrings": True, "extra": "forbid"}
 
 
@@ -51,7 +56,7 @@ class CheckResult:
     """Stable check id, e.g. `ttft.before_total`."""
     title: str
     """What the check proves, in the chosen language."""
-    status: Literal["passed", "failed", "skipped", "error"]
+    status: Status
     """Outcome; `skipped` when an input did not load, `error` when the check itself broke."""
     points: float
     max_points: float

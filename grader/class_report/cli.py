@@ -13,8 +13,9 @@ from grader.class_report.page import load_class, render_report
 from grader.class_report.physics import PHYSICS_FILE, write_physics
 from grader.class_report.results import LANGUAGES, read_results
 from grader.class_report.spec import DEFAULT_LAB, lab_of, spec_of
+from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 
-EXIT_WRITTEN, EXIT_USAGE = 0, 2
+EXIT_WRITTEN, EXIT_USAGE = EXIT_PASSED, EXIT_NOT_GRADED  # `grader report`'s names for them
 
 
 def write_class_report(

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LANGUAGES = ("en", "ja", "ko", "zh")
-STATUSES = ("passed", "failed", "skipped", "error")
-RESULT_MAX_BYTES = 64 * 1024 * 1024
+from grader.i18n import LANGUAGES
+from grader.result import RESULT_MAX_BYTES, STATUSES
 
 
 @dataclass(frozen=True)
