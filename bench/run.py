@@ -241,10 +241,11 @@ def _scaled(measured: tuple[float, int]) -> tuple[float, float]:
 
 
 def growth(repeat: int) -> list[str]:
+    from checks import SCHEMAS
     from grader.formats.chat_stream import chat_stream
     from grader.limits import Limits
 
-    parse = chat_stream("sse_chunk")
+    parse = chat_stream(SCHEMAS["sse_chunk"])
     limits = Limits(file_bytes=1 << 31, sse_events=10**7)
     lines = (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")
     rows = ["| events | bytes | parse + validate | per event |", "|---|---|---|---|"]

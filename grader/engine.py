@@ -24,12 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.loading import Artifact, ArtifactSpec
 from grader.params import ParamSpec
 from grader.problems import Location, Param, Term, TitleOf
 from grader.result import Status
+
+if TYPE_CHECKING:
+    from grader.schema import SchemaSet
 
 
 class Fail(Exception):
@@ -139,6 +142,9 @@ class Lab:
     checks: tuple[Check, ...]
     rubric_file: str
     messages_package: str
+    # the lab's JSON Schemas (what its parsers validate against); its folder is readable
+    # while grading
+    schemas: SchemaSet | None = None
     path_options: Mapping[str, str] = field(default_factory=dict)
     # "package.module:ATTRIBUTE" of the lab's `grader.class_report.ClassReportSpec` (its
     # physics charts and integrity flags), imported only when a class report is drawn;

@@ -192,7 +192,8 @@ def grade(
     """
     overrides = overrides or {}
     limits = limits or rubric.make_limits()
-    packages = ("grader", "schemas", lab.messages_package)
+    packages = ("grader", lab.messages_package)
+    roots = (lab.schemas.folder,) if lab.schemas is not None else ()
     catalog = catalog_for(lab, lang)
 
     def confined_phase() -> tuple[dict[str, Read], dict[str, Artifact], list[Outcome]]:
@@ -204,7 +205,9 @@ def grade(
             run_checks(lab, artifacts, rubric.settings(), os.path.abspath(folder)),
         )
 
-    got, artifacts, outcomes = run_confined(confined_phase, folder, overrides.values(), packages)
+    got, artifacts, outcomes = run_confined(
+        confined_phase, folder, (*overrides.values(), *roots), packages
+    )
     counts = {s: sum(o.status == s for o in outcomes) for s in STATUSES}
     return Result(
         grader_version=__version__,

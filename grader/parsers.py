@@ -14,11 +14,11 @@ from grader.jsonload import JsonError, PositionMap, StrictDecoder
 from grader.limits import Limits
 from grader.loading import Parsed, Parser
 from grader.problems import Location, Problem
-from grader.schema import validate
+from grader.schema import SchemaRef
 
 
-def json_document(schema: str) -> Parser:
-    """A parser for one strict JSON document validated against `schemas/<schema>`."""
+def json_document(schema: SchemaRef) -> Parser:
+    """A parser for one strict JSON document valid against `schema` (one of the lab's)."""
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         decoder = StrictDecoder(limits.number_digits, limits.json_depth)
@@ -27,7 +27,7 @@ def json_document(schema: str) -> Parser:
         except JsonError as error:
             return Parsed(None, [error.problem])
         positions = PositionMap(text)
-        return Parsed(value, validate(schema, value), positions.line_of)
+        return Parsed(value, schema.validate(value), positions.line_of)
 
     return parse
 
@@ -35,7 +35,7 @@ def json_document(schema: str) -> Parser:
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def json_lines(schema: str) -> Parser:
+def json_lines(schema: SchemaRef) -> Parser:
     """A parser for JSON Lines: one strict JSON value per line, each valid against `schema`.
 
     Blank lines carry no record and are skipped. The value is the list of records; a
@@ -73,7 +73,7 @@ def json_lines(schema: str) -> Parser:
                 )
                 records.append(None)
             else:
-                for problem in validate(schema, value, (len(records),)):
+                for problem in schema.validate(value, (len(records),)):
                     problems.append(
                         Problem(
                             problem.message_id,

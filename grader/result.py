@@ -1,4 +1,4 @@
-"""The grader's result: plain dataclasses, the source of `schemas/result.schema.json`.
+"""The grader's result: plain dataclasses, the source of `grader/schemas/result.schema.json`.
 
 Every renderer (text, JSON, Gradescope, JUnit, ...) reads this object and nothing else.
 It is built from language-neutral outcomes plus a message catalog, so the same
@@ -19,7 +19,7 @@ import json
 from typing import Any, Literal
 
 SCHEMA_VERSION = "1.2.0"
-SCHEMA_ID = "urn:first-token-lab:schema:result"
+SCHEMA_ID = "urn:grader:schema:result"  # the engine's, whatever the lab
 
 Status = Literal["passed", "failed", "skipped", "error"]
 """How a check ended; `STATUSES` lists them in the order reports count them."""

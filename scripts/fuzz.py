@@ -3,7 +3,7 @@
 
 The grader promises to be a pure function from a folder to a `Result`: it never raises
 (except `NotGradable` for a missing folder), always gives a result valid against
-`schemas/result.schema.json`, and gives the same bytes for the same input. This script
+`grader/schemas/result.schema.json`, and gives the same bytes for the same input. This script
 tests those promises on mutants of the real captures in `sample_submissions/`:
 
     python scripts/fuzz.py --cases N [--seed S] [--seconds T] [--out DIR] [--jobs J]
@@ -74,7 +74,7 @@ from grader.grade import grade  # noqa: E402
 from grader.rubric import Rubric, load_lab_rubric  # noqa: E402
 
 SAMPLES = ROOT / "sample_submissions"
-RESULT_SCHEMA = ROOT / "schemas" / "result.schema.json"
+RESULT_SCHEMA = ROOT / "grader" / "schemas" / "result.schema.json"
 HANG_SECONDS = 1.0
 """A single `grade` call slower than this (wall time) counts as a hang."""
 DEFAULT_WATCHDOG = 30.0
@@ -1245,7 +1245,7 @@ def _reject_constant(name: str) -> Any:
 
 
 class ResultValidator:
-    """Validates result JSON against schemas/result.schema.json, built once.
+    """Validates result JSON against grader/schemas/result.schema.json, built once.
 
     Full validation costs more than a grade (about 14 ms for 50 checks), and most checks and
     artifacts of a mutant are identical to those of the last mutant. When the schema's

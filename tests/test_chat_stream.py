@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
+from checks import SCHEMAS
 from grader.formats.chat_stream import ChatStream, chat_stream
 from grader.limits import DEFAULT_LIMITS
 
-parse = chat_stream("sse_chunk")
+parse = chat_stream(SCHEMAS["sse_chunk"])
 
 
 def chunk(delta: dict, finish: str | None = None, **extra: object) -> str:

@@ -14,7 +14,7 @@ import pytest
 from grader.cli import main
 from tests.conftest import CORRECT, REAL, ROOT, SAMPLES
 
-RESULT_SCHEMA = json.loads((ROOT / "schemas" / "result.schema.json").read_text("utf-8"))
+RESULT_SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -15,7 +15,7 @@ from checks import LAB
 from grader.cli import main
 from tests.conftest import CORRECT, ROOT, SAMPLES
 
-RESULT_SCHEMA = json.loads((ROOT / "schemas" / "result.schema.json").read_text("utf-8"))
+RESULT_SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
 
 
 def _crash(ctx: object) -> None:

@@ -1,7 +1,7 @@
 """A short, fixed-seed run of the mutation fuzzer (`scripts/fuzz.py`), in this process.
 
 Every mutant of the real captures must grade without an exception escaping, to a result
-valid against `schemas/result.schema.json`, with the same bytes when graded twice. Speed
+valid against `grader/schemas/result.schema.json`, with the same bytes when graded twice. Speed
 is what the script reports; nothing here asserts timings.
 """
 

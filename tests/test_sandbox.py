@@ -256,7 +256,7 @@ def test_a_good_submission_still_grades_without_importing_jsonschema() -> None:
 def test_what_the_confined_phase_needs_is_imported_outside_it(submission: Path) -> None:
     """Explaining a bad file needs jsonschema: it is prepared outside the confinement,
     and grading runs again, instead of importing while confined."""
-    from grader import sandbox, schema
+    from grader import sandbox
 
     (submission / "props.json").write_text('{"default_generation_settings": 1}', "utf-8")
     seen: list[bool] = []
@@ -267,7 +267,7 @@ def test_what_the_confined_phase_needs_is_imported_outside_it(submission: Path) 
         return real(func, folder)
 
     sandbox._prepared.clear()
-    schema._validator.cache_clear()
+    LAB.schemas._validators.clear()
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(sandbox, "_prepare", spy)
