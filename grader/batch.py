@@ -289,7 +289,8 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
     results = _start(out)
     init_worker(options.lab_ref, options.rubric_path, options.lang, results, in_pool=False)
     grading = STATE["grading"]
-    lab, limits, say = grading.lab, grading.rubric.make_limits(), _say(grading.catalog)
+    lab, say = grading.lab, _say(grading.catalog)
+    limits = grading.rubric.make_limits(lab.limits)
     caps = ArchiveCaps(limits.archive_members, limits.archive_bytes, limits.archive_submissions)
     finder = Discovery((a.filename for a in lab.artifacts), [out], caps, say)
     for path in paths:

@@ -26,13 +26,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from grader.loading import Artifact, ArtifactSpec
+from grader.loading import Artifact
 from grader.params import ParamSpec
 from grader.problems import Location, Param, Term, TitleOf
 from grader.result import Status
 
-if TYPE_CHECKING:
-    from grader.schema import SchemaSet
+if TYPE_CHECKING:  # grader.lab builds on this module
+    from grader.lab import Lab
+
 
 
 class Fail(Exception):
@@ -131,46 +132,6 @@ def check(
 def collect(*modules: Any) -> tuple[Check, ...]:
     """The checks defined in `modules`, in module order and then definition order."""
     return tuple(v for m in modules for v in vars(m).values() if isinstance(v, Check))
-
-
-@dataclass(frozen=True)
-class Lab:
-    """Everything the engine needs to know about one lab."""
-
-    name: str
-    artifacts: tuple[ArtifactSpec, ...]
-    checks: tuple[Check, ...]
-    rubric_file: str
-    messages_package: str
-    # the lab's JSON Schemas (what its parsers validate against); its folder is readable
-    # while grading
-    schemas: SchemaSet | None = None
-    path_options: Mapping[str, str] = field(default_factory=dict)
-    # "package.module:ATTRIBUTE" of the lab's `grader.class_report.ClassReportSpec` (its
-    # physics charts and integrity flags), imported only when a class report is drawn;
-    # None: the class report has no physics charts and no integrity flags.
-    class_report: str | None = None
-
-    def __post_init__(self) -> None:
-        run_order(self.checks)  # a misdeclared prerequisite fails when the lab is built
-
-    def all_check_ids(self) -> list[str]:
-        return [f"{a.name}.schema" for a in self.artifacts] + [c.id for c in self.checks]
-
-    def parameters(self) -> dict[str, Mapping[str, ParamSpec]]:
-        """Each check id's declared rubric parameters (none for the `.schema` checks)."""
-        return {c.id: c.params for c in self.checks}
-
-    def downstream(self, check_ids: Iterable[str]) -> list[str]:
-        """Every check that is skipped when `check_ids` do not pass: those that read the
-        artifact of a failed `<artifact>.schema` or name a failed check as prerequisite,
-        and so on, in the order the result lists them."""
-        gone = set(check_ids)
-        for chk in run_order(self.checks):
-            reads = {f"{name}.schema" for name in chk.reads}
-            if reads & gone or {c for c, _ in chk.prerequisites} & gone:
-                gone.add(chk.id)
-        return [cid for cid in self.all_check_ids() if cid in gone and cid not in set(check_ids)]
 
 
 def run_order(checks: Iterable[Check]) -> list[Check]:

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 
 from grader import __version__
 from grader.digest import input_digest
-from grader.engine import Lab, Outcome, run_checks
+from grader.engine import Outcome, run_checks
 from grader.i18n import Catalog
+from grader.lab import Lab
 from grader.limits import Limits
 from grader.loading import Artifact, Read, parse, read
 from grader.problems import Location, Problem
@@ -92,6 +93,7 @@ def load_artifacts(
     refused: Mapping[str, Problem] | None = None,
 ) -> dict[str, Artifact]:
     """Load every artifact the lab declares from `folder` (or its override path)."""
+    limits = limits.with_lab_defaults(lab.limits)
     got = read_artifacts(lab, folder, overrides, limits, refused)
     return {spec.name: parse(spec, got[spec.name], limits) for spec in lab.artifacts}
 
@@ -119,7 +121,7 @@ def submission_digest(
     """The input digest `grade` would give this submission, without grading it (for
     `--resume`); None when the folder can't be graded at all."""
     try:
-        got = read_artifacts(lab, folder, overrides or {}, rubric.make_limits(), refused)
+        got = read_artifacts(lab, folder, overrides or {}, rubric.make_limits(lab.limits), refused)
     except NotGradable:
         return None
     return digest_of(lab, rubric, Catalog(lang, ()).lang, got)
@@ -191,7 +193,7 @@ def grade(
     `read_artifacts`).
     """
     overrides = overrides or {}
-    limits = limits or rubric.make_limits()
+    limits = (limits or rubric.make_limits()).with_lab_defaults(lab.limits)
     packages = ("grader", lab.messages_package)
     roots = (lab.schemas.folder,) if lab.schemas is not None else ()
     catalog = catalog_for(lab, lang)

@@ -37,12 +37,14 @@ Parser = Callable[[str, str, Limits], Parsed]
 
 @dataclass(frozen=True)
 class ArtifactSpec:
-    """One file a lab reads: its short name (the check-id prefix), file name and parser."""
+    """One file a lab reads: its short name (the check-id prefix), file name and parser,
+    and the name of the limit that caps its bytes (the engine's `file_bytes`, or one of
+    the lab's own limits)."""
 
     name: str
     filename: str
     parser: Parser
-    max_bytes: Callable[[Limits], int] = lambda limits: limits.file_bytes
+    max_bytes: str = "file_bytes"
 
 
 @dataclass
@@ -97,9 +99,9 @@ def read(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = Non
     file = spec.filename if path is None else os.path.basename(path) or path
     try:
         if path is None:
-            raw = read_file(os.path.join(folder, spec.filename), spec.max_bytes(limits))
+            raw = read_file(os.path.join(folder, spec.filename), limits[spec.max_bytes])
         else:
-            raw = read_file(path, spec.max_bytes(limits), follow=True)
+            raw = read_file(path, limits[spec.max_bytes], follow=True)
     except Refused as refusal:
         return Read(file, None, _locate(refusal.problem, file, lambda p: None), "refused")
     if raw is None:

@@ -134,13 +134,13 @@ def server_log() -> Parser:
     from grader.formats.llama_log import scan_log
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
-        log = scan_log(text, max_lines=limits.log_lines)
+        log = scan_log(text, max_lines=limits["log_lines"])
         problems: list[Problem] = []
         if not text.strip():
             problems.append(Problem("log.empty", {}, Location(file, 1)))
         elif log.truncated:
             problems.append(
-                Problem("log.too_many_lines", {"limit": limits.log_lines}, Location(file))
+                Problem("log.too_many_lines", {"limit": limits["log_lines"]}, Location(file))
             )
         return Parsed(log, problems, lambda pointer: None)
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from checks import LAB
-from grader.engine import Check, Fail, Lab, check, run_checks
+from grader.engine import Check, Fail, check, run_checks
 from grader.grade import grade, load_artifacts
+from grader.lab import Lab
 from grader.limits import DEFAULT_LIMITS
 from grader.rubric import RubricError, load_rubric, parse_rubric
 from tests.conftest import CORRECT, ROOT, SAMPLES, check_of, statuses
@@ -17,9 +19,7 @@ RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 
 
 def lab_with(*extra: Check) -> Lab:
-    return Lab(
-        LAB.name, LAB.artifacts, (*LAB.checks, *extra), LAB.rubric_file, LAB.messages_package
-    )
+    return dataclasses.replace(LAB, checks=(*LAB.checks, *extra))
 
 
 def settings_for(lab: Lab, **extra_points: float) -> dict:

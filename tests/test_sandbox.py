@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.engine import Check, Lab, check
+from grader.engine import Check, check
 from grader.grade import grade
 from grader.rubric import load_lab_rubric, parse_rubric
 from grader.sandbox import SandboxViolation, confined
@@ -23,7 +24,7 @@ RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 
 
 def grade_with(extra: Check, folder: Path = CORRECT):
-    lab = Lab(LAB.name, LAB.artifacts, (*LAB.checks, extra), LAB.rubric_file, LAB.messages_package)
+    lab = dataclasses.replace(LAB, checks=(*LAB.checks, extra))
     text = RUBRIC_TEXT + f'\n[checks."{extra.id}"]\npoints = 1\n'
     return grade(lab, str(folder), parse_rubric(text, "r.toml", lab.all_check_ids()))
 

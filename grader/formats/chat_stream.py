@@ -88,13 +88,13 @@ def chat_stream(chunk_schema: SchemaRef) -> Parser:
     """A parser for `sse_raw.txt`: SSE, then each data event as a chat completion chunk."""
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
-        stream = parse_event_stream(text, max_events=limits.sse_events)
+        stream = parse_event_stream(text, max_events=limits["sse_events"])
         decoder = StrictDecoder(limits.number_digits, limits.json_depth)
         problems: list[Problem] = []
         events: list[StreamEvent] = []
         if stream.truncated:
             problems.append(
-                Problem("sse.too_many_events", {"limit": limits.sse_events}, Location(file))
+                Problem("sse.too_many_events", {"limit": limits["sse_events"]}, Location(file))
             )
         for extra in stream.unknown_fields:
             if extra.name == "error":
