@@ -1,10 +1,10 @@
 """Grading a batch's tasks, in this process or on worker processes started once.
 
-Each worker loads the lab and the rubric in its initializer (the lab is imported by
-name, "checks:LAB" unless the command line passes another: the engine never imports a
-lab itself), ties its life to the batch's (`grader.lifeline`: a `kill -9` of the batch
-leaves no orphan grading), and then receives only tasks; it writes each result file and
-sends back one small row. `jobs=1` grades in this process.
+Each worker loads the lab and the rubric in its initializer (the lab by the name the
+batch was given, through `grader.labs`), ties its life to the batch's
+(`grader.lifeline`: a `kill -9` of the batch leaves no orphan grading), and then
+receives only tasks; it writes each result file and sends back one small row. `jobs=1`
+grades in this process.
 
 An exception while grading one submission is an error row with `grader_error`. A worker
 that dies (crash, OOM kill) breaks the pool: the submissions that were in flight are
@@ -19,7 +19,6 @@ results already written stay complete (each is written atomically).
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import multiprocessing
 import os
@@ -33,8 +32,6 @@ from typing import Any
 
 from grader.batch_rows import Row, row_of
 from grader.faults import OutputError, write_output
-
-DEFAULT_LAB = "checks:LAB"  # the lab `grader` runs, as cli.py picks it; imported by name
 
 
 @dataclass(frozen=True)
@@ -65,20 +62,6 @@ class Grading:
 STATE: dict[str, Grading] = {}
 
 
-def load_lab(lab_ref: str) -> tuple[Any, str]:
-    """The `Lab` named by "package:attribute" and its package (where its rubric lives)."""
-    package, _, attribute = lab_ref.partition(":")
-    return getattr(importlib.import_module(package), attribute or "LAB"), package
-
-
-def load_lab_rubric(lab_ref: str, rubric_path: str | None) -> tuple[Any, Any]:
-    """The lab and its rubric (`rubric_path`, or the lab's own); may raise `RubricError`."""
-    from grader.rubric import load_lab_rubric as load
-
-    lab, package = load_lab(lab_ref)
-    return lab, load(lab, rubric_path, package)
-
-
 def init_worker(
     lab_ref: str,
     rubric_path: str | None,
@@ -94,8 +77,11 @@ def init_worker(
         die_with_parent(parent)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     from grader.grade import catalog_for
+    from grader.labs import load
+    from grader.rubric import load_lab_rubric
 
-    lab, rubric = load_lab_rubric(lab_ref, rubric_path)
+    lab = load(lab_ref)
+    rubric = load_lab_rubric(lab, rubric_path)
     catalog = catalog_for(lab, lang)
     STATE["grading"] = Grading(lab, rubric, catalog.lang, results, catalog)
 

@@ -35,7 +35,6 @@ if TYPE_CHECKING:  # grader.lab builds on this module
     from grader.lab import Lab
 
 
-
 class Fail(Exception):
     """Raised by a check: what was expected, what was found, where, as a catalog message.
 

@@ -50,8 +50,14 @@ def test_exit_2_on_bad_usage(capsys) -> None:
 
 
 def test_missing_default_folder_explains_how_to_grade_a_sample(capsys, monkeypatch) -> None:
-    monkeypatch.setattr("grader.cli.DEFAULT_DIR", "/nonexistent/voice/llm")
-    code, _, err = run(capsys, "check", "/nonexistent/voice/llm")
+    import dataclasses
+
+    from checks import LAB
+    from grader import labs
+
+    moved = dataclasses.replace(LAB, default_folder="/nonexistent/voice/llm")
+    monkeypatch.setitem(labs._loaded, LAB.name, moved)
+    code, _, err = run(capsys, "check")
     assert code == 2
     assert "sample_submissions" in err and "grader check" in err
 

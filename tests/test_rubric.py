@@ -24,9 +24,7 @@ RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 
 
 def lab_rubric(text: str):
-    return parse_rubric(
-        text, "r.toml", LAB.all_check_ids(), LAB.parameters(), LAB.name, LAB.limits
-    )
+    return parse_rubric(text, "r.toml", LAB.all_check_ids(), LAB.parameters(), LAB.name, LAB.limits)
 
 
 def refusal(text: str) -> str:

@@ -59,7 +59,6 @@ from grader.class_report.results import (
     student_of,
 )
 from grader.class_report.spec import (
-    DEFAULT_LAB,
     ClassReportSpec,
     FlagRule,
     PhysicsSpec,
@@ -80,7 +79,6 @@ from grader.class_report.stats import (
 )
 
 __all__ = [
-    "DEFAULT_LAB",
     "EXIT_USAGE",
     "EXIT_WRITTEN",
     "LANGUAGES",

@@ -12,7 +12,7 @@ from typing import Any
 from grader.class_report.page import load_class, render_report
 from grader.class_report.physics import PHYSICS_FILE, write_physics
 from grader.class_report.results import LANGUAGES, read_results
-from grader.class_report.spec import DEFAULT_LAB, lab_of, spec_of
+from grader.class_report.spec import INSTALLED, lab_of, spec_of
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 
 EXIT_WRITTEN, EXIT_USAGE = EXIT_PASSED, EXIT_NOT_GRADED  # `grader report`'s names for them
@@ -23,7 +23,7 @@ def write_class_report(
     html_path: Path,
     lang: str,
     folders: Mapping[str, Path | str | None] | None = None,
-    lab: Any = DEFAULT_LAB,
+    lab: Any = INSTALLED,
 ) -> None:
     """Write the class report of the batch folder `out_dir` to `html_path` (atomically).
 
@@ -42,20 +42,20 @@ def write_class_report(
     write_atomic(str(html_path), page.encode("utf-8", "replace"))
 
 
-def add_report_parser(subparsers: Any, lab: str = DEFAULT_LAB) -> argparse.ArgumentParser:
-    """Add `report` to the `grader` command's subparsers; `run_report(args)` runs it.
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add `report` to the `grader` command's subparsers; `run(args)` runs it."""
+    from grader.cli import add_lab_option
 
-    `lab` ("package:attribute") is the lab whose results the folder holds; it reaches
-    `run_report` as `args.lab`."""
     parser = subparsers.add_parser(
         "report",
         help="write the class report (one HTML page) of a finished grader batch",
         description=(
             "Read OUT_DIR/results/*.json (and OUT_DIR/physics.json, written by "
             "`grader batch --html`) and write one self-contained HTML page: score "
-            "distribution, pass rate of every check, the lab's physics across the class, "
+            "distribution, pass rate of every check, the lab's own sections, "
             "integrity flags and every student's feedback. "
-            "Exit status: 0 written, 2 bad usage (no such folder, no results/, can't write)."
+            "Exit status: 0 written, 2 bad usage (no such folder, no results/, no lab, "
+            "can't write)."
         ),
     )
     parser.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of grader batch")
@@ -68,13 +68,21 @@ def add_report_parser(subparsers: Any, lab: str = DEFAULT_LAB) -> argparse.Argum
         help="language of the page (default: from LC_ALL / LC_MESSAGES / LANG, else en); "
         "each student's feedback stays in the language it was graded in",
     )
-    parser.set_defaults(lab=lab)
+    add_lab_option(parser)
+    parser.epilog = (
+        "Without --lab, the lab the results name is used when it is installed, else the "
+        "only installed lab."
+    )
     return parser
 
 
-def run_report(args: argparse.Namespace) -> int:
+add_report_parser = add_parser
+
+
+def run(args: argparse.Namespace) -> int:
     """Run `grader report` from parsed arguments; returns the exit status."""
     from grader.i18n import language_from_environment
+    from grader.labs import LabError, choose
 
     out = Path(args.out_dir)
     if not out.is_dir():
@@ -86,12 +94,14 @@ def run_report(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    lab_ref = getattr(args, "lab", None) or DEFAULT_LAB
+    students, unreadable = read_results(out)
+    named = sorted({s.lab for s in students if s.lab})
+    lab_name = getattr(args, "lab", None)
     try:
-        lab = lab_of(lab_ref)
+        lab = choose(lab_name, hint=named[0] if len(named) == 1 else None)
         spec_of(lab)  # a broken reference says so here, not halfway through the page
-    except (ImportError, AttributeError, TypeError) as exc:
-        print(f"grader report: can't load the lab {lab_ref}: {exc}", file=sys.stderr)
+    except (LabError, ImportError, AttributeError, TypeError) as exc:
+        print(f"grader report: can't load the lab {lab_name or ''}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     html_path = Path(args.html) if args.html else out / "report.html"
     lang = args.lang or language_from_environment()
@@ -100,7 +110,6 @@ def run_report(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"grader report: can't write {html_path}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    students, unreadable = read_results(out)
     graded = sum(s.gradable for s in students)
     physics = "with" if (out / PHYSICS_FILE).is_file() else "without"
     extra = f", {len(unreadable)} unreadable result files" if unreadable else ""
@@ -112,8 +121,11 @@ def run_report(args: argparse.Namespace) -> int:
     return EXIT_WRITTEN
 
 
+run_report = run
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m grader.class_report OUT_DIR`, as `grader report OUT_DIR`."""
     parser = argparse.ArgumentParser(prog="grader")
-    add_report_parser(parser.add_subparsers(dest="command", required=True))
-    return run_report(parser.parse_args(["report", *(sys.argv[1:] if argv is None else argv)]))
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    return run(parser.parse_args(["report", *(sys.argv[1:] if argv is None else argv)]))

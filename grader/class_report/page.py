@@ -49,7 +49,7 @@ from grader.class_report.flags import integrity_flags
 from grader.class_report.pairs import find_pairs
 from grader.class_report.physics import Physics, read_physics
 from grader.class_report.results import CheckRow, Student, Unreadable, read_results
-from grader.class_report.spec import DEFAULT_LAB, ClassReportSpec, spec_of
+from grader.class_report.spec import INSTALLED, ClassReportSpec, spec_of
 from grader.class_report.stats import (
     cache_points,
     cancel_points,
@@ -728,7 +728,7 @@ class _Page:
         )
 
 
-def render_report(data: ClassData, lang: str = "en", lab: Any = DEFAULT_LAB) -> str:
+def render_report(data: ClassData, lang: str = "en", lab: Any = INSTALLED) -> str:
     """The page's HTML: a pure function of `data`, `lang` and the lab's `ClassReportSpec`
     (`lab`: a `Lab`, its "package:attribute" name, its spec, or None for no lab)."""
     return _Page(data, lang, spec_of(lab)).html()

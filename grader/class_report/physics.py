@@ -38,7 +38,7 @@ from grader.class_report.results import (
     read_json,
     read_results,
 )
-from grader.class_report.spec import DEFAULT_LAB, PhysicsSpec, lab_of, spec_of
+from grader.class_report.spec import INSTALLED, PhysicsSpec, lab_of, spec_of
 
 PHYSICS_FILE = "physics.json"
 PHYSICS_VERSION = 1
@@ -181,7 +181,7 @@ def _extract(folder: Path | str, artifacts: Mapping[str, Any], spec: PhysicsSpec
     return physics_of(values)
 
 
-def extract_physics(folder: Path | str, lab: Any = DEFAULT_LAB) -> Physics:
+def extract_physics(folder: Path | str, lab: Any = INSTALLED) -> Physics:
     """The physics of one submission folder: the artifacts its lab's `PhysicsSpec` names,
     loaded by the grader's strict loader and validated by the lab's schemas (`lab`: a `Lab`
     or its "package:attribute" name). Never raises for the folder; a file that did not load
@@ -209,7 +209,7 @@ def read_physics(out_dir: Path | str) -> dict[str, Physics] | None:
 
 
 def write_physics(
-    out_dir: Path | str, folders: Mapping[str, Path | str | None], lab: Any = DEFAULT_LAB
+    out_dir: Path | str, folders: Mapping[str, Path | str | None], lab: Any = INSTALLED
 ) -> Path | None:
     """Extract the physics of each folder (id -> folder; None: no folder, no data) into
     `OUT_DIR/physics.json`, keeping the entries of other ids that still have a result;

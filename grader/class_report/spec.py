@@ -13,11 +13,8 @@ Check ids a lab's results do not have simply never match: they colour or flag no
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any
-
-DEFAULT_LAB = "checks:LAB"  # as grader.batch: the lab is imported by name, never here
 
 
 @dataclass(frozen=True)
@@ -115,27 +112,31 @@ class ClassReportSpec:
         return frozenset(rule.key for rule in self.flags if rule.strong)
 
 
-def lab_of(lab: Any) -> Any:
-    """A `Lab`, given one or its "package:attribute" name (imported by name, as the batch
-    does: the engine never imports a lab itself)."""
-    if isinstance(lab, str):
-        from grader.batch import load_lab
-
-        return load_lab(lab)[0]
-    return lab
+class _Installed:
+    def __repr__(self) -> str:
+        return "INSTALLED"
 
 
-def spec_of(lab: Any = DEFAULT_LAB) -> ClassReportSpec | None:
-    """The `ClassReportSpec` of `lab`: a `Lab`, its "package:attribute" name, a spec itself,
-    or None (no lab: None). The lab's `class_report` ("package.module:ATTRIBUTE", the
-    attribute `CLASS_REPORT` when left out) is imported here, lazily."""
+INSTALLED: Any = _Installed()
+"""The lab a function defaults to: the only installed one (`grader.labs.choose`)."""
+
+
+def lab_of(lab: Any = INSTALLED) -> Any:
+    """A `Lab`, given one, its installed name or its "package.module:ATTRIBUTE"
+    (`INSTALLED`: the only installed lab), loaded by `grader.labs`."""
+    from grader.labs import lab_of as load
+
+    return load(None if lab is INSTALLED else lab)
+
+
+def spec_of(lab: Any = INSTALLED) -> ClassReportSpec | None:
+    """The `ClassReportSpec` of `lab` (a `Lab`, its name or reference, `INSTALLED` for the
+    only installed lab), `lab` itself when it is a spec, and None for None (no lab). The
+    lab's `class_report` ("package.module:ATTRIBUTE") is imported lazily, by
+    `grader.labs`."""
     if lab is None or isinstance(lab, ClassReportSpec):
         return lab
-    ref = getattr(lab_of(lab), "class_report", None)
-    if not ref:
-        return None
-    module, _, attribute = ref.partition(":")
-    spec = getattr(importlib.import_module(module), attribute or "CLASS_REPORT")
-    if not isinstance(spec, ClassReportSpec):
-        raise TypeError(f"{ref} is a {type(spec).__name__}, not a ClassReportSpec")
+    from grader.labs import report_spec
+
+    spec: ClassReportSpec | None = report_spec(lab_of(lab))
     return spec

@@ -18,7 +18,7 @@ from typing import Any
 from grader.charts import quantile
 from grader.class_report.physics import CacheRun, CancelRun, Physics
 from grader.class_report.results import CheckRow, Student
-from grader.class_report.spec import DEFAULT_LAB, PhysicsSpec, spec_of
+from grader.class_report.spec import INSTALLED, PhysicsSpec, spec_of
 
 
 def failed_rows(student: Student, check_ids: Sequence[str]) -> list[CheckRow]:
@@ -141,7 +141,7 @@ class PrefillLine:
 
 
 def prefill_lines(
-    students: Sequence[Student], physics: Mapping[str, Physics], lab: Any = DEFAULT_LAB
+    students: Sequence[Student], physics: Mapping[str, Physics], lab: Any = INSTALLED
 ) -> list[PrefillLine]:
     """Every graded student with a readable prefill part: its entries in order of docs
     (stable), and whether the line rises (both prompt_n and ttft_ms strictly growing),
@@ -176,7 +176,7 @@ class CachePoint:
 
 
 def cache_points(
-    students: Sequence[Student], physics: Mapping[str, Physics], lab: Any = DEFAULT_LAB
+    students: Sequence[Student], physics: Mapping[str, Physics], lab: Any = INSTALLED
 ) -> list[CachePoint]:
     """Every graded student with a readable cache part: first (miss) and second (hit),
     `ok` unless one of the lab's `cache_checks` failed."""
@@ -200,7 +200,7 @@ class CancelPoint:
 
 
 def cancel_points(
-    students: Sequence[Student], physics: Mapping[str, Physics], lab: Any = DEFAULT_LAB
+    students: Sequence[Student], physics: Mapping[str, Physics], lab: Any = INSTALLED
 ) -> list[CancelPoint]:
     """Every graded student with a readable cancel part: its idle time and whether the
     lab's `cancel_check` passed (freed), failed (busy) or did not judge (other)."""
