@@ -174,7 +174,9 @@ def _artifact_result(artifact: Artifact, catalog: Catalog) -> ArtifactResult:
 
 
 def catalog_for(lab: Lab, lang: str) -> Catalog:
-    return Catalog(lang, ("grader", lab.messages_package))
+    """The catalog a lab's grading speaks: the lab's own messages first, so a lab words
+    its checks and may reword any of the engine's, then the engine's."""
+    return Catalog(lang, (lab.messages_package, "grader"))
 
 
 def grade(

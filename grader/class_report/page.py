@@ -63,11 +63,11 @@ FULL_WIDTH, HALF_WIDTH = 1140, 560  # SVG units = CSS pixels in the page's 1140 
 
 
 class Labels:
-    """The page's words in one language, English for anything missing: `report.<key>` of
-    the grader's catalog, and (`text`) any message id of it or of the lab's catalog."""
+    """The page's words in one language, English for anything missing: `report.<key>`,
+    and (`text`) any message id, of the lab's catalog first, then of the grader's."""
 
     def __init__(self, lang: str, lab_messages: str | None = None) -> None:
-        packages = ("grader", lab_messages) if lab_messages else ("grader",)
+        packages = (lab_messages, "grader") if lab_messages else ("grader",)
         self.catalog = Catalog(lang, packages)
         self.lang = self.catalog.lang
 
