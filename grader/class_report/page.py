@@ -145,6 +145,10 @@ class _Page:
 
     # ---- pieces
 
+    def w(self, key: str, **params: object) -> str:
+        """A word of the lab's physics section (`class_report.physics.<key>`)."""
+        return self.t.text(f"class_report.physics.{key}", **params)
+
     def link(self, student_id: str) -> str:
         return f'<a class="sid" href="#{self.anchors[student_id]}">{esc(student_id)}</a>'
 
@@ -152,7 +156,7 @@ class _Page:
         return "#" + self.anchors[student_id]
 
     def header(self) -> str:
-        t = self.t
+        t, w = self.t, self.w
         scores = sorted(s.score for s in self.graded if s.score is not None)
         median = fmt(quantile(scores, 0.5)) if scores else "–"
         mean = fmt(round(sum(scores) / len(scores), 1)) if scores else "–"
@@ -171,14 +175,14 @@ class _Page:
         sections = [
             ("scores", t("scores")),
             ("checks", t("checks")),
-            ("physics", t("physics")),
+            ("physics", w("physics")),
             ("integrity", t("integrity")),
             ("students", t("students")),
             ("who-failed", t("who_failed")),
             ("feedback", t("feedback")),
         ]
         if self.physics_spec is None:  # the lab has no physics charts
-            sections.remove(("physics", t("physics")))
+            sections.remove(("physics", w("physics")))
         if self.data.unreadable:
             sections.append(("unreadable", t("unreadable")))
         meta = t(
@@ -349,14 +353,14 @@ class _Page:
     def physics(self) -> str:
         if self.physics_spec is None:
             return ""
-        t = self.t
-        head = f'<section id="physics"><h2>{esc(t("physics"))}</h2>'
+        w = self.w
+        head = f'<section id="physics"><h2>{esc(w("physics"))}</h2>'
         if self.data.physics is None:
-            return head + f'<p class="muted">{esc(t("physics_none"))}</p></section>'
+            return head + f'<p class="muted">{esc(w("physics_none"))}</p></section>'
         physics = self.data.physics
         return (
             head
-            + f"<p>{esc(t('physics_intro'))}</p>"
+            + f"<p>{esc(w('physics_intro'))}</p>"
             + self._prefill_chart(physics)
             + '<div class="pair">'
             + self._cache_chart(physics)
@@ -365,16 +369,38 @@ class _Page:
         )
 
     def _prefill_chart(self, physics: Mapping[str, Physics]) -> str:
-        t = self.t
+        w = self.w
         lines = prefill_lines(self.students, physics, self.spec)
-        x = linear_axis(t("prefill_x"), [float(p[0]) for line in lines for p in line.points])
-        y = linear_axis(t("prefill_y"), [p[1] for line in lines for p in line.points])
+        x = linear_axis(
+            w("prefill_x"),
+            [float(p[0]) for line in lines for p in line.points],
+        )
+        y = linear_axis(w("prefill_y"), [p[1] for line in lines for p in line.points])
         styles = {
-            "rising": Style(t("prefill_rising"), OKABE_ITO["blue"], "circle", "", 1.0, 0.45),
-            "cache_on": Style(
-                t("prefill_cache_on"), OKABE_ITO["orange"], "square", "5 3", 1.6, 0.9
+            "rising": Style(
+                w("prefill_rising"),
+                OKABE_ITO["blue"],
+                "circle",
+                "",
+                1.0,
+                0.45,
             ),
-            "flat": Style(t("prefill_flat"), OKABE_ITO["vermillion"], "triangle", "", 2.4, 0.95),
+            "cache_on": Style(
+                w("prefill_cache_on"),
+                OKABE_ITO["orange"],
+                "square",
+                "5 3",
+                1.6,
+                0.9,
+            ),
+            "flat": Style(
+                w("prefill_flat"),
+                OKABE_ITO["vermillion"],
+                "triangle",
+                "",
+                2.4,
+                0.95,
+            ),
         }
         marks = [
             Mark(
@@ -382,7 +408,7 @@ class _Page:
                 line.kind,
                 f"{line.id}: "
                 + "; ".join(
-                    t("prefill_point", docs=d, prompt_n=n, ttft=fmt(ms)) for n, ms, d in line.points
+                    w("prefill_point", docs=d, prompt_n=n, ttft=fmt(ms)) for n, ms, d in line.points
                 ),
                 self.href(line.id),
             )
@@ -396,33 +422,40 @@ class _Page:
         )
         svg = xy_chart(
             "chart-prefill",
-            t("prefill_title"),
+            w("prefill_title"),
             x,
             y,
             styles,
             marks,
-            description=t("prefill_desc"),
+            description=w("prefill_desc"),
             width=FULL_WIDTH,
             height=440,
         )
-        return self._figure(svg, t("prefill_desc"), len(lines), off)
+        return self._figure(svg, w("prefill_desc"), len(lines), off)
 
     def _cache_chart(self, physics: Mapping[str, Physics]) -> str:
-        t = self.t
+        w = self.w
         points = cache_points(self.students, physics, self.spec)
         values = [p.first.ttft_ms for p in points] + [p.second.ttft_ms for p in points]
         both = log_axis("", values)
-        x = Axis(t("cache_x"), both.lo, both.hi, both.ticks, log=True)
-        y = Axis(t("cache_y"), both.lo, both.hi, both.ticks, log=True)
+        x = Axis(w("cache_x"), both.lo, both.hi, both.ticks, log=True)
+        y = Axis(w("cache_y"), both.lo, both.hi, both.ticks, log=True)
         styles = {
-            "ok": Style(t("cache_ok"), OKABE_ITO["blue"], "circle", "", 1.0, 0.7),
-            "bad": Style(t("cache_bad"), OKABE_ITO["vermillion"], "triangle", "", 1.0, 0.95),
+            "ok": Style(w("cache_ok"), OKABE_ITO["blue"], "circle", "", 1.0, 0.7),
+            "bad": Style(
+                w("cache_bad"),
+                OKABE_ITO["vermillion"],
+                "triangle",
+                "",
+                1.0,
+                0.95,
+            ),
         }
         marks = [
             Mark(
                 ((p.first.ttft_ms, p.second.ttft_ms),),
                 "ok" if p.ok else "bad",
-                t(
+                w(
                     "cache_tooltip",
                     id=p.id,
                     first=fmt(p.first.ttft_ms),
@@ -435,41 +468,48 @@ class _Page:
             for p in points
         ]
         guides = [
-            Guide(((both.lo, both.lo), (both.hi, both.hi)), t("cache_same")),
-            Guide(((both.lo, both.lo / 10), (both.hi, both.hi / 10)), t("cache_tenfold")),
+            Guide(((both.lo, both.lo), (both.hi, both.hi)), w("cache_same")),
+            Guide(
+                ((both.lo, both.lo / 10), (both.hi, both.hi / 10)),
+                w("cache_tenfold"),
+            ),
         ]
         off = sum(
             1 for p in points if not (x.contains(p.first.ttft_ms) and y.contains(p.second.ttft_ms))
         )
         svg = xy_chart(
             "chart-cache",
-            t("cache_title"),
+            w("cache_title"),
             x,
             y,
             styles,
             marks,
             guides=guides,
-            description=t("cache_desc"),
+            description=w("cache_desc"),
             width=HALF_WIDTH,
             height=500,
         )
-        return self._figure(svg, t("cache_desc"), len(points), off)
+        return self._figure(svg, w("cache_desc"), len(points), off)
 
     def _cancel_chart(self, physics: Mapping[str, Physics]) -> str:
-        t = self.t
+        w = self.w
         points = cancel_points(self.students, physics, self.spec)
-        x = log_axis(t("cancel_x"), [p.run.slot_idle_after_ms for p in points], floor=0.1)
+        x = log_axis(
+            w("cancel_x"),
+            [p.run.slot_idle_after_ms for p in points],
+            floor=0.1,
+        )
         rows = {
-            "freed": Style(t("cancel_freed"), OKABE_ITO["blue"], "circle"),
-            "busy": Style(t("cancel_busy"), OKABE_ITO["vermillion"], "triangle"),
+            "freed": Style(w("cancel_freed"), OKABE_ITO["blue"], "circle"),
+            "busy": Style(w("cancel_busy"), OKABE_ITO["vermillion"], "triangle"),
         }
         if any(p.status == "other" for p in points):
-            rows["other"] = Style(t("cancel_other"), OKABE_ITO["grey"], "diamond")
+            rows["other"] = Style(w("cancel_other"), OKABE_ITO["grey"], "diamond")
         marks = [
             StripMark(
                 p.run.slot_idle_after_ms,
                 p.status,
-                t(
+                w(
                     "cancel_tooltip",
                     id=p.id,
                     idle=fmt(p.run.slot_idle_after_ms),
@@ -485,14 +525,14 @@ class _Page:
         off = sum(1 for p in points if not x.contains(p.run.slot_idle_after_ms))
         svg = strip_chart(
             "chart-cancel",
-            t("cancel_title"),
+            w("cancel_title"),
             x,
             rows,
             marks,
-            description=t("cancel_desc"),
+            description=w("cancel_desc"),
             width=HALF_WIDTH,
         )
-        return self._figure(svg, t("cancel_desc"), len(points), off)
+        return self._figure(svg, w("cancel_desc"), len(points), off)
 
     def pairs(self) -> str:
         """The pairs of students whose submissions are one run, with the evidence."""
