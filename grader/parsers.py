@@ -115,14 +115,21 @@ def python_source() -> Parser:
                 [
                     Problem(
                         "python.syntax",
-                        {"detail": exc.msg or "invalid syntax"},
+                        {"file": file, "detail": exc.msg or "invalid syntax"},
                         Location(file, exc.lineno, exc.offset),
                     )
                 ],
             )
         except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
             return Parsed(
-                None, [Problem("python.unparseable", {"error": type(exc).__name__}, Location(file))]
+                None,
+                [
+                    Problem(
+                        "python.unparseable",
+                        {"file": file, "error": type(exc).__name__},
+                        Location(file),
+                    )
+                ],
             )
         return Parsed(tree)
 
