@@ -244,7 +244,7 @@ def _scaled(measured: tuple[float, int]) -> tuple[float, float]:
 
 def growth(repeat: int) -> list[str]:
     from checks import LAB, SCHEMAS
-    from grader.formats.chat_stream import chat_stream
+    from checks.formats.chat_stream import chat_stream
     from grader.limits import Limits
 
     parse = chat_stream(SCHEMAS["sse_chunk"])

@@ -19,11 +19,12 @@ from checks import (
     submission,
     ttft,
 )
+from checks.formats.chat_stream import chat_stream
+from checks.formats.server_log import server_log
 from grader.engine import collect
-from grader.formats.chat_stream import chat_stream
 from grader.lab import Lab
 from grader.loading import ArtifactSpec
-from grader.parsers import json_document, json_lines, python_source, server_log
+from grader.parsers import json_document, json_lines, python_source
 from grader.schema import SchemaSet
 
 SCHEMAS = SchemaSet.of_package("schemas")

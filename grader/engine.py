@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # grader.lab builds on this module
 class Fail(Exception):
     """Raised by a check: what was expected, what was found, where, as a catalog message.
 
-    `key` is relative to the check (`ttft.before_total` + `run` → `ttft.before_total.run`);
+    `key` is relative to the check (`step.check` + `run` → `step.check.run`);
     `params` fill the message's placeholders; `expected` / `found` are short
     language-neutral values (numbers, file names) shown beside the message.
     """

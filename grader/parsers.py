@@ -1,7 +1,7 @@
 """Parsers for the file formats labs use: a JSON document, JSON Lines, Python source.
 
 Each returns a `Parsed` and never raises: every way a file can be wrong becomes a located
-`Problem`. Format-specific parsers (SSE streams, server logs) live in `grader.formats`.
+`Problem`. A lab's own formats live in the lab (this project's: `checks/formats/`).
 """
 
 from __future__ import annotations
@@ -132,23 +132,5 @@ def python_source() -> Parser:
                 ],
             )
         return Parsed(tree)
-
-    return parse
-
-
-def server_log() -> Parser:
-    """A parser for a llama-server text log: the scan of every line the lab cares about."""
-    from grader.formats.llama_log import scan_log
-
-    def parse(text: str, file: str, limits: Limits) -> Parsed:
-        log = scan_log(text, max_lines=limits["log_lines"])
-        problems: list[Problem] = []
-        if not text.strip():
-            problems.append(Problem("log.empty", {}, Location(file, 1)))
-        elif log.truncated:
-            problems.append(
-                Problem("log.too_many_lines", {"limit": limits["log_lines"]}, Location(file))
-            )
-        return Parsed(log, problems, lambda pointer: None)
 
     return parse

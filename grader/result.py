@@ -53,7 +53,7 @@ class CheckResult:
     __pydantic_config__ = _CONFIG
 
     id: str
-    """Stable check id, e.g. `ttft.before_total`."""
+    """Stable check id, e.g. `step.check` (`<artifact>.schema` for a file's own check)."""
     title: str
     """What the check proves, in the chosen language."""
     status: Status

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from checks import LAB, SCHEMAS
-from grader.formats.chat_stream import ChatStream, chat_stream
+from checks.formats.chat_stream import ChatStream, chat_stream
 
 parse = chat_stream(SCHEMAS["sse_chunk"])
 LIMITS = LAB.default_limits()
