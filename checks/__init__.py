@@ -10,6 +10,7 @@ from checks import (
     cache,
     cancel,
     log,
+    measures,
     prefill,
     report,
     sentence,
@@ -46,10 +47,14 @@ ARTIFACTS = (
     ArtifactSpec("sse", "sse_raw.txt", chat_stream(SCHEMAS["sse_chunk"])),
     ArtifactSpec("chunks", "chunks.jsonl", json_lines(SCHEMAS["chunks_record"])),
     ArtifactSpec("ttft", "ttft.json", json_document(SCHEMAS["ttft"])),
-    ArtifactSpec("prefill", "prefill.json", json_document(SCHEMAS["prefill"])),
-    ArtifactSpec("cache", "cache.json", json_document(SCHEMAS["cache"])),
+    ArtifactSpec(
+        "prefill", "prefill.json", json_document(SCHEMAS["prefill"]), measure=measures.prefill
+    ),
+    ArtifactSpec("cache", "cache.json", json_document(SCHEMAS["cache"]), measure=measures.cache),
     ArtifactSpec("sentence", "sentence.json", json_document(SCHEMAS["sentence"])),
-    ArtifactSpec("cancel", "cancel.json", json_document(SCHEMAS["cancel"])),
+    ArtifactSpec(
+        "cancel", "cancel.json", json_document(SCHEMAS["cancel"]), measure=measures.cancel
+    ),
     ArtifactSpec("report", "report.json", json_document(SCHEMAS["report"])),
     ArtifactSpec("log", "server.log", server_log(), max_bytes="log_bytes"),
 )

@@ -236,10 +236,6 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
             with contextlib.closing(archives.groups()) as groups:
                 for group in groups:
                     grade(group)
-                    if options.html is not None:  # the physics, while the files exist
-                        _write_physics(out, group, options.lab_ref)
-            if options.html is not None:
-                _write_physics(out, [t for t in tasks if t.archive is None], options.lab_ref)
     finally:
         bar.close()
     ordered = [rows[t.id] for t in tasks]
@@ -267,7 +263,7 @@ def _write_outputs(
 
         try:
             html, lang = Path(options.html), options.lang
-            write_class_report(Path(out), html, lang, folders={}, lab=options.lab_ref)
+            write_class_report(Path(out), html, lang, lab=options.lab_ref)
         except OSError as exc:
             raise OutputError.of(options.html, exc) from None
 
@@ -297,17 +293,6 @@ def _digest(grading: Any, task: Task) -> str | None:
     return submission_digest(
         grading.lab, task.folder, grading.rubric, grading.lang, refused=refusals(grading, task)
     )
-
-
-def _write_physics(out: str, tasks: Sequence[Task], lab_ref: str) -> None:
-    from grader.class_report.physics import write_physics
-
-    folders = {t.id: t.folder for t in tasks}
-    if folders:
-        try:
-            write_physics(out, folders, lab_ref)
-        except OSError as exc:
-            raise OutputError.of(os.path.join(out, "physics.json"), exc) from None
 
 
 if __name__ == "__main__":  # `python -m grader.batch`, as before the split

@@ -238,10 +238,21 @@ class Outcome:
 
 
 def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
-    title = "engine.schema_check.title"
+    """The `<artifact>.schema` check: the file loaded and is valid, with the measurements
+    its lab keeps of it (`ArtifactSpec.measure`); a lab's measure that raises is an error
+    of that check, as a check's own bug is."""
+    cid, title = f"{artifact.name}.schema", "engine.schema_check.title"
     if artifact.status == "valid":
+        try:
+            measure = artifact.spec.measure
+            data = dict(measure(artifact.value)) if measure is not None else {}
+        except Exception as exc:
+            return Outcome(
+                cid, "error", 0, points, artifact.name, "engine.error",
+                {"detail": _detail(exc)}, title_id=title,
+            )  # fmt: skip
         return Outcome(
-            f"{artifact.name}.schema",
+            cid,
             "passed",
             points,
             points,
@@ -249,11 +260,12 @@ def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
             "engine.schema_check.valid",
             {"file": artifact.file},
             title_id=title,
+            data=data,
         )
     first = artifact.problems[0]
     params = dict(first.params) | {"file": artifact.file, "more": len(artifact.problems) - 1}
     return Outcome(
-        f"{artifact.name}.schema",
+        cid,
         "failed",
         0,
         points,
@@ -263,6 +275,15 @@ def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
         first.location or Location(artifact.file),
         title_id=title,
     )
+
+
+def _detail(exc: Exception) -> str:
+    """What a crashed check says about its exception: type, message, file and line."""
+    import traceback  # only a broken check pays for it
+
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    detail = f"{type(exc).__name__}: {exc} ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})"
+    return detail[:300]
 
 
 def run_checks(
@@ -340,15 +361,11 @@ def _run_one(
             **base,
         )
     except Exception as exc:  # a check's bug must not take the whole grade down
-        import traceback  # only a broken check pays for it
-
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
-        detail = f"{type(exc).__name__}: {exc} ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})"
         return Outcome(
             status="error",
             points=0,
             message_id="engine.error",
-            params={"detail": detail[:300]},
+            params={"detail": _detail(exc)},
             **base,
         )
     if note is None:

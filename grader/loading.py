@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,12 +39,18 @@ Parser = Callable[[str, str, Limits], Parsed]
 class ArtifactSpec:
     """One file a lab reads: its short name (the check-id prefix), file name and parser,
     and the name of the limit that caps its bytes (the engine's `file_bytes`, or one of
-    the lab's own limits)."""
+    the lab's own limits).
+
+    `measure`, when given, picks from a valid file's value the measurements that reports
+    over many results need (JSON values by name); they travel in the result, as the
+    `data` of the file's `<name>.schema` check, so nothing ever reads the file again.
+    """
 
     name: str
     filename: str
     parser: Parser
     max_bytes: str = "file_bytes"
+    measure: Callable[[Any], Mapping[str, Any]] | None = None
 
 
 @dataclass

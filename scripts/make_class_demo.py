@@ -19,7 +19,7 @@ sample it came from:
 A few students are fabricated on purpose ("cancel.json typed": the cancel run of a
 student who never closed the connection, with a small slot_idle_after_ms typed in), to
 show the integrity flags. Then the class is graded with `grader batch`, the report is
-written with `write_class_report` (given the folders, so it also writes physics.json),
+written with `write_class_report` (from the result files alone),
 every generated student is checked to fail exactly the checks its sample fails, and a
 headless Chromium takes a screenshot of the page.
 
@@ -242,9 +242,8 @@ def build(out: Path, count: int, seed: int, lang: str, jobs: int) -> tuple[Path,
 
     results = out / "batch"
     batch.run([str(klass)], str(results), jobs=jobs, lang=lang)
-    folders = {p.name: p for p in sorted(klass.iterdir()) if p.is_dir()}
     html = results / "report.html"
-    write_class_report(results, html, lang, folders=folders)
+    write_class_report(results, html, lang)
 
     problems = []
     for name, failures in sorted(expected.items()):

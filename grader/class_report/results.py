@@ -78,7 +78,7 @@ class Unreadable:
 
 
 class BadShape(ValueError):
-    """A file (a result, physics.json) has the wrong shape."""
+    """A file that should be a result has the wrong shape."""
 
 
 def text_of(value: Any, what: str, *, optional: bool = True) -> str | None:
@@ -229,9 +229,12 @@ def read_json(path: Path, max_bytes: int) -> Any:
         raise BadShape(f"not strict JSON ({exc.problem.message_id})") from exc
 
 
-def read_results(out_dir: Path | str) -> tuple[list[Student], list[Unreadable]]:
+def read_results(
+    out_dir: Path | str, lab: str | None = None
+) -> tuple[list[Student], list[Unreadable]]:
     """Every `results/<id>.json` of a batch folder, sorted by id, and the files that are
-    not results. Hidden files and anything but regular `.json` files are ignored."""
+    not results (with `lab`, a result of another lab is one of those). Hidden files and
+    anything but regular `.json` files are ignored."""
     folder = Path(out_dir) / "results"
     students: list[Student] = []
     unreadable: list[Unreadable] = []
@@ -246,7 +249,12 @@ def read_results(out_dir: Path | str) -> tuple[list[Student], list[Unreadable]]:
             continue
         result_id = entry.name[: -len(".json")]
         try:
-            students.append(student_of(result_id, read_json(Path(entry.path), RESULT_MAX_BYTES)))
+            student = student_of(result_id, read_json(Path(entry.path), RESULT_MAX_BYTES))
         except (OSError, ValueError, RecursionError) as exc:
             unreadable.append(Unreadable(entry.name, str(exc) or type(exc).__name__))
+            continue
+        if lab is not None and student.lab != lab:
+            unreadable.append(Unreadable(entry.name, f"a result of the lab {student.lab!r}"))
+        else:
+            students.append(student)
     return students, unreadable
