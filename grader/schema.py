@@ -21,7 +21,7 @@ from typing import Any
 from grader.package_data import package_dir
 from grader.problems import Location, Problem, Term, json_pointer, readable_path
 from grader.sandbox import prepared
-from grader.schema_fast import Test, compile_schema
+from grader.schema_fast import Test, Unsupported, compile_schema
 
 
 def json_type(value: Any) -> str:
@@ -41,12 +41,14 @@ def json_type(value: Any) -> str:
     return "object"
 
 
-def _import_jsonschema() -> tuple[Any, Any, Any]:
-    """jsonschema's validator and referencing's registry, imported (see `_validator`)."""
+def _import_jsonschema() -> tuple[Any, Any, Any, Any]:
+    """jsonschema's validator and `best_match`, referencing's registry: imported once,
+    outside the confinement (see `SchemaSet.validator`)."""
     from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
     from referencing import Registry, Resource
 
-    return Draft202012Validator, Registry, Resource
+    return Draft202012Validator, Registry, Resource, best_match
 
 
 MAX_PROBLEMS = 20
@@ -117,10 +119,22 @@ class SchemaSet:
         return self._by_id
 
     def fast(self, name: str) -> Test:
-        """The fast yes/no validator of schema `name` (`grader.schema_fast`)."""
+        """The fast yes/no validator of schema `name` (`grader.schema_fast`); for a schema
+        it refuses, one that sends every value to jsonschema."""
         if name not in self._fast:
-            self._fast[name] = compile_schema(self.load(name), self.by_id())
+            try:
+                self._fast[name] = compile_schema(self.load(name), self.by_id())
+            except Unsupported:
+                self._fast[name] = lambda instance: False
         return self._fast[name]
+
+    def refusal(self, name: str) -> str | None:
+        """Why the fast path refuses schema `name` (None: it compiles)."""
+        try:
+            compile_schema(self.load(name), self.by_id())
+        except Unsupported as exc:
+            return str(exc)
+        return None
 
     def conforms(self, name: str, instance: Any) -> bool:
         """True when `instance` is certainly valid against schema `name`."""
@@ -133,7 +147,7 @@ class SchemaSet:
         `prepared` has the import done outside the confinement, under the import guard.
         """
         if name not in self._validators:
-            Draft202012Validator, Registry, Resource = prepared(_import_jsonschema)
+            Draft202012Validator, Registry, Resource, _ = prepared(_import_jsonschema)
             registry = Registry().with_resources(
                 (sid, Resource.from_contents(schema)) for sid, schema in self.by_id().items()
             )
@@ -143,18 +157,46 @@ class SchemaSet:
     def validate(
         self, name: str, instance: Any, prefix: tuple[str | int, ...] = ()
     ) -> list[Problem]:
-        """Every way `instance` breaks schema `name`, the most useful first (see `errors`)."""
+        """Every way `instance` breaks schema `name`, the most useful first (see `errors`);
+        a valid value takes the fast path and imports nothing."""
         if self.conforms(name, instance):
             return []
         return [_problem(e, prefix) for e in self.errors(name, instance)]
 
     def errors(self, name: str, instance: Any) -> list[Any]:
-        """jsonschema's errors for `instance` (at most `MAX_PROBLEMS`), shallow before deep
-        and then in document order, which puts "a key is missing" before the details
-        inside its siblings, as `jsonschema.best_match` would."""
-        errors = list(itertools.islice(self.validator(name).iter_errors(instance), MAX_PROBLEMS))
-        errors.sort(key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
-        return errors
+        """jsonschema's errors for `instance` (at most `MAX_PROBLEMS`): first the one
+        `jsonschema.exceptions.best_match` picks by its `relevance` (in place of the
+        `anyOf` it explains, when it is deeper), then the others in document order (where
+        their values are in the file; array items by index, numerically)."""
+        validator = self.validator(name)
+        best_match = prepared(_import_jsonschema)[3]
+        errors = list(itertools.islice(validator.iter_errors(instance), MAX_PROBLEMS))
+        if not errors:
+            return []
+        best = best_match(errors)
+        top = best
+        while top not in errors and top.parent is not None:  # a context error: its anyOf
+            top = top.parent
+        rest = sorted((e for e in errors if e is not top), key=lambda e: _place(instance, e))
+        return [best, *rest]
+
+
+def _place(instance: Any, error: Any) -> tuple[int, ...]:
+    """Where the value of an error is in the document: per step of its path, the key's
+    position in its object or the item's index in its array."""
+    place: list[int] = []
+    node = instance
+    for step in error.absolute_path:
+        if isinstance(node, dict) and step in node:
+            place.append(list(node).index(step))
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and step < len(node):
+            place.append(step)
+            node = node[step]
+        else:
+            place.append(1 << 62)
+            break
+    return tuple(place)
 
 
 @dataclass(frozen=True)

@@ -97,25 +97,6 @@ def test_sse_chunk_accepts_reasoning_content_and_usage_chunks() -> None:
     )
 
 
-def _keywords(schema: object) -> set[str]:
-    if isinstance(schema, dict):
-        found = set(schema)
-        for key, value in schema.items():
-            if key == "properties":
-                found |= {k for sub in value.values() for k in _keywords(sub)}
-            elif key in ("items",):
-                found |= _keywords(value)
-        return found
-    return set()
-
-
-@pytest.mark.parametrize("name", SCHEMAS.names())
-def test_artifact_schema_uses_only_keywords_the_fast_path_understands(name: str) -> None:
-    from grader.schema_fast import FAST_KEYWORDS
-
-    assert _keywords(SCHEMAS.load(name)) <= FAST_KEYWORDS
-
-
 _values = st.recursive(
     st.none()
     | st.booleans()
@@ -171,3 +152,30 @@ def test_result_schema_version_has_a_changelog_entry() -> None:
 
     changelog = (ROOT / "docs" / "result-schema-changelog.md").read_text("utf-8")
     assert f"## {SCHEMA_VERSION} " in changelog
+
+
+def test_errors_after_the_best_one_are_in_document_order_indexes_numerically() -> None:
+    data = _ttft()
+    data["runs"] = [dict(data["runs"][0]) for _ in range(12)]
+    for index in (10, 2, 11):
+        data["runs"][index]["tokens"] = "many"
+    problems = SCHEMAS.validate("ttft", data)
+    pointers = [p.location.pointer for p in problems if p.location]
+    assert sorted(pointers[1:], key=lambda p: int(p.split("/")[2])) == pointers[1:]
+    assert set(pointers) == {"/runs/2/tokens", "/runs/10/tokens", "/runs/11/tokens"}
+
+
+def test_the_first_error_is_jsonschemas_best_match() -> None:
+    from jsonschema.exceptions import best_match
+
+    data = _ttft()
+    data.pop("total_p50")
+    data["runs"][0]["tokens"] = "many"
+    data["ttft_p50"] = "fast"
+    problems = SCHEMAS.validate("ttft", data)
+    best = best_match(SCHEMAS.validator("ttft").iter_errors(data))
+    assert problems[0].message_id == f"schema.{best.validator}"
+    assert problems[0].location.pointer == "".join(f"/{p}" for p in best.absolute_path)
+    rest = [p.location.pointer for p in problems[1:]]
+    order = {"": 0, "/runs/0/tokens": 1, "/ttft_p50": 2}  # the file's keys: runs, ttft_p50
+    assert rest == sorted(rest, key=lambda p: order[p or ""])
