@@ -19,7 +19,6 @@ results already written stay complete (each is written atomically).
 from __future__ import annotations
 
 import dataclasses
-import json
 import multiprocessing
 import os
 import signal
@@ -86,14 +85,6 @@ def init_worker(
     STATE["grading"] = Grading(lab, rubric, catalog.lang, results, catalog)
 
 
-def result_json(result: Any) -> str:
-    """The result as `grader check --format json` writes it: every string visible text
-    (`grader.visible`), so it is valid UTF-8 whatever bytes the paths held."""
-    from grader.visible import visible_result
-
-    return str(visible_result(result).to_json())
-
-
 def error_result(grading: Grading, source: str, message: str, grader_error: bool = False) -> Any:
     from grader import __version__
     from grader.result import Result
@@ -110,15 +101,12 @@ def error_result(grading: Grading, source: str, message: str, grader_error: bool
 
 
 def _save(grading: Grading, task: Task, result: Any) -> Row:
+    from grader.visible import visible_result
+
     path = os.path.join(grading.results, task.id + ".json")
-    text = result_json(result)
-    write_output(path, text.encode("utf-8"))  # OutputError stops the batch
-    # the row comes from the JSON written, exactly as --resume will read it back
-    row = row_of(task.id, json.loads(text))
-    if row is None:  # pragma: no cover - a result always reads back
-        message = grading.catalog.text("batch.unreadable_result") or "unreadable result"
-        row = Row(task.id, False, None, None, message, grader_error=True)
-    return dataclasses.replace(row, source=task.source, note=task.note)
+    shown = visible_result(result)  # what the file holds, as --resume will read it back
+    write_output(path, shown.to_json().encode("utf-8"))  # OutputError stops the batch
+    return dataclasses.replace(row_of(task.id, shown), source=task.source, note=task.note)
 
 
 def refusals(grading: Grading, task: Task) -> dict[str, Any]:

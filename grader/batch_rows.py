@@ -1,8 +1,9 @@
 """The batch's rows: one per submission, read from its result, written as the gradebook
 (`gradebook.csv`) and the summary (`summary.json`).
 
-A row is made from the result JSON as it was written, the same way for a fresh result
-and for one read back by `--resume`, so the gradebook can't differ between the two.
+A row is made from the result as it was written (its visible text, `grader.visible`),
+the same way for a fresh result and for one read back by `--resume` (`read_result`,
+validated against the result schema), so the gradebook can't differ between the two.
 
 `--resume` reuses a stored result only when it is this very submission's result for
 these very inputs: its recorded `submission` (the source path) is this row's source,
@@ -15,14 +16,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from grader.numbers import quantile
-from grader.result import RESULT_MAX_BYTES, STATUSES
+from grader.result import STATUSES, NotAResult, Result, read_result
 from grader.visible import visible
 
 COLUMNS = (
@@ -54,70 +54,39 @@ class Row:
     note: str = ""  # what the batch noticed (files left out of an archive, duplicates)
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def row_of(task_id: str, data: Any) -> Row | None:
-    """The row of a result as JSON data (fresh or read back), None if it is not one."""
-    if not isinstance(data, dict) or not isinstance(data.get("gradable"), bool):
-        return None
-    grader_error = data.get("grader_error", False)
-    source = data.get("submission", "")
-    if not isinstance(grader_error, bool) or not isinstance(source, str):
-        return None
-    if not data["gradable"]:
-        errors = data.get("format_errors")
-        if not isinstance(errors, list) or not all(isinstance(e, str) for e in errors):
-            return None
-        error = " ".join("; ".join(errors).split()) or "not gradable"
-        return Row(task_id, False, None, None, error, (), grader_error, source)
-    score, max_score, found = data.get("score"), data.get("max_score"), data.get("checks")
-    if not (_number(score) and _number(max_score) and isinstance(found, list)):
-        return None
-    checks = []
-    crashed = []
-    for check in found:
-        if not isinstance(check, dict):
-            return None
-        cid, status, points = check.get("id"), check.get("status"), check.get("points")
-        if not (isinstance(cid, str) and status in STATUSES and _number(points)):
-            return None
-        checks.append((cid, status, float(points)))
-        if status == "error":  # the grader's failure: its message, in the result's language
-            crashed.append(f"{cid}: {check.get('message') or ''}".strip())
-    error = " ".join("; ".join(crashed).split())
+def row_of(task_id: str, result: Result) -> Row:
+    """The row of a result (fresh, or read back by `read_back`)."""
+    if not result.gradable:
+        error = " ".join("; ".join(result.format_errors).split()) or "not gradable"
+        return Row(task_id, False, None, None, error, (), result.grader_error, result.submission)
+    checks = tuple((c.id, c.status, float(c.points)) for c in result.checks)
+    # the grader's failure: each crashed check's message, in the result's language
+    crashed = [f"{c.id}: {c.message or ''}".strip() for c in result.checks if c.status == "error"]
     return Row(
-        task_id, True, float(score), float(max_score), error, tuple(checks), grader_error, source
+        task_id,
+        True,
+        float(result.score),
+        float(result.max_score),
+        " ".join("; ".join(crashed).split()),
+        checks,
+        result.grader_error,
+        result.submission,
     )
-
-
-def _read(path: str) -> Any:
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(RESULT_MAX_BYTES + 1)
-    except OSError:
-        return None
-    if len(data) > RESULT_MAX_BYTES:
-        return None
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        return None
 
 
 def read_back(results: str, task_id: str, source: str, digest: str | None) -> Row | None:
     """The row of `results/<id>.json` if it is this submission's result for these inputs
-    (its source and input digest match), else None: the submission is graded again."""
+    (a valid result whose source and input digest match), else None: the submission is
+    graded again."""
     if digest is None:
         return None
-    data = _read(os.path.join(results, task_id + ".json"))
-    if not isinstance(data, dict):
+    try:
+        result = read_result(os.path.join(results, task_id + ".json"))
+    except (OSError, NotAResult):
         return None
-    if data.get("submission") != visible(source) or data.get("input_digest") != digest:
+    if result.submission != visible(source) or result.input_digest != digest:
         return None
-    row = row_of(task_id, data)
-    return None if row is None else replace(row, source=source)
+    return replace(row_of(task_id, result), source=source)
 
 
 # --------------------------------------------------------------------------- gradebook

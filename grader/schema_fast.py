@@ -161,6 +161,9 @@ class _Compiler:
             return lambda v: True
         if len(tests) == 1:
             return tests[0]
+        if len(tests) == 2:
+            first, second = tests
+            return lambda v: first(v) and second(v)
         return lambda v: all(test(v) for test in tests)
 
     def _tests(self, schema: dict[str, Any], root: Any) -> list[Test | None]:
@@ -197,11 +200,17 @@ class _Compiler:
         def test(v: Any) -> bool:
             if not isinstance(v, dict):
                 return True
-            if not all(k in v for k in required):
-                return False
-            if not all(t(v[k]) for k, t in named if k in v):
-                return False
-            return others is None or all(others(x) for k, x in v.items() if k not in known)
+            for k in required:
+                if k not in v:
+                    return False
+            for k, t in named:
+                if k in v and not t(v[k]):
+                    return False
+            if others is not None:
+                for k, x in v.items():
+                    if k not in known and not others(x):
+                        return False
+            return True
 
         return test
 
@@ -219,7 +228,11 @@ class _Compiler:
                 return True
             if len(v) < low or (high is not None and len(v) > high):
                 return False
-            return items is None or all(items(x) for x in v)
+            if items is not None:
+                for x in v:
+                    if not items(x):
+                        return False
+            return True
 
         return test
 

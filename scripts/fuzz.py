@@ -74,7 +74,6 @@ from grader.grade import grade  # noqa: E402
 from grader.rubric import Rubric, load_lab_rubric  # noqa: E402
 
 SAMPLES = ROOT / "sample_submissions"
-RESULT_SCHEMA = ROOT / "grader" / "schemas" / "result.schema.json"
 HANG_SECONDS = 1.0
 """A single `grade` call slower than this (wall time) counts as a hang."""
 DEFAULT_WATCHDOG = 30.0
@@ -1240,58 +1239,20 @@ class WatchdogTimeout(BaseException):
     """Raised by the in-process watchdog's alarm; never confused with a grader exception."""
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 class ResultValidator:
-    """Validates result JSON against grader/schemas/result.schema.json, built once.
-
-    Full validation costs more than a grade (about 14 ms for 50 checks), and most checks and
-    artifacts of a mutant are identical to those of the last mutant. When the schema's
-    `checks` and `artifacts` arrays hold items of a `$defs` type (as pydantic writes it),
-    each item is validated on its own against that type, with the verdict memoized by the
-    item's JSON text, and the rest of the document against the schema with those `items`
-    relaxed to `true`: together exactly what the full schema says.
-    """
-
-    def __init__(self, schema_path: Path = RESULT_SCHEMA) -> None:
-        from jsonschema import Draft202012Validator
-
-        schema = json.loads(schema_path.read_text("utf-8"))
-        self.full = Draft202012Validator(schema)
-        self.split: dict[str, Any] = {}
-        skeleton = copy.deepcopy(schema)
-        for key, spec in schema.get("properties", {}).items():
-            items = spec.get("items") if isinstance(spec, dict) else None
-            extra = set(spec) - {"items", "type", "title", "description", "default"}
-            if (
-                isinstance(items, dict)
-                and set(items) == {"$ref"}
-                and str(items["$ref"]).startswith("#/$defs/")
-                and not extra
-            ):
-                wrapper = {
-                    "$schema": schema.get("$schema"),
-                    "$defs": schema["$defs"],
-                    "$ref": items["$ref"],
-                }
-                self.split[key] = Draft202012Validator(wrapper)
-                skeleton["properties"][key]["items"] = True
-        self.skeleton = Draft202012Validator(skeleton) if self.split else self.full
-        self._memo: dict[tuple[str, str], str | None] = {}
-
-    @staticmethod
-    def _message(error: Any) -> str:
-        where = "/".join(str(p) for p in error.absolute_path)
-        return f"/{where}: {error.message[:300]} (schema rule {error.validator!r})"
+    """Checks result JSON with the result model's own reader (`Result.from_json`: strict
+    JSON, valid against grader/schemas/result.schema.json), after making sure the text
+    can be written at all."""
 
     def error(self, text: str, full: bool = False) -> str | None:
-        """None when `text` is a strict-JSON result valid against the schema, else why not.
+        """None when `text` is a strict-JSON result valid against the schema, else why not
+        (`full`: jsonschema also checks what the reader's fast path accepted).
 
         Strict JSON here: UTF-8 encodable (RFC 8259 section 8.1: no lone surrogates, which
-        a `str` can hold but no file or pipe can), no NaN or Infinity.
+        a `str` can hold but no file or pipe can), no NaN or Infinity, no duplicate key.
         """
+        from grader.result import NotAResult, Result
+
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -1299,27 +1260,15 @@ class ResultValidator:
             where = _path_of_unencodable(text)
             return f"not UTF-8 encodable: {exc.reason} ({bad!r} at {where})"
         try:
-            document = json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:
-            return f"not strict JSON: {exc}"
-        if full or not self.split:
-            found = next(iter(self.full.iter_errors(document)), None)
-            return None if found is None else self._message(found)
-        found = next(iter(self.skeleton.iter_errors(document)), None)
-        if found is not None:
-            return self._message(found)
-        for key, validator in self.split.items():
-            items = document.get(key) if isinstance(document, dict) else None
-            for index, item in enumerate(items if isinstance(items, list) else ()):
-                memo_key = (key, json.dumps(item, sort_keys=True))
-                if memo_key not in self._memo:
-                    if len(self._memo) > 100_000:
-                        self._memo.clear()
-                    bad = next(iter(validator.iter_errors(item)), None)
-                    self._memo[memo_key] = None if bad is None else self._message(bad)
-                message = self._memo[memo_key]
-                if message is not None:
-                    return f"/{key}/{index}{message}"
+            Result.from_json(text)
+        except NotAResult as exc:
+            return str(exc)
+        if full:  # the reader's fast path said valid: jsonschema must agree
+            from grader.schema import RESULT_SCHEMAS
+
+            error = next(RESULT_SCHEMAS.validator("result").iter_errors(json.loads(text)), None)
+            if error is not None:
+                return f"the fast path accepted what jsonschema refuses: {error.message[:300]}"
         return None
 
 
@@ -1479,13 +1428,8 @@ class CaseRunner:
             except ValueError:
                 where = "results are not JSON"
             outcome.nondeterministic = where
-        full = self.cases_run % 64 == 1  # now and then, the whole schema in one go
+        full = self.cases_run % 64 == 1  # now and then, jsonschema checks the fast path
         outcome.invalid = self.validator.error(first, full=full)
-        if full and outcome.invalid is None and self.validator.split:
-            # the memoized split validation must agree with the plain one
-            split = self.validator.error(first)
-            if split is not None:
-                outcome.invalid = f"split validation disagrees with full validation: {split}"
         normalized = first.replace(json.dumps(str(self.folder))[1:-1], "<submission>")
         outcome.digest = hashlib.sha256(normalized.encode("utf-8", "surrogatepass")).hexdigest()[
             :16

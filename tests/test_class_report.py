@@ -39,6 +39,7 @@ from grader.class_report.svg import (
 from grader.grade import grade, not_gradable
 from grader.i18n import Catalog, catalog_file
 from grader.problems import Problem
+from grader.result import read_result
 from tests.conftest import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,21 +125,31 @@ def test_results_are_read_sorted_and_bad_files_listed(data: cr.ClassData) -> Non
     assert not missing.gradable and missing.score is None and missing.format_errors
 
 
+def _broken(change):
+    def make(good: dict) -> object:
+        document = json.loads(json.dumps(good))
+        return change(document) or document
+
+    return make
+
+
 @pytest.mark.parametrize(
-    ("document", "reason"),
+    ("make", "reason"),
     [
-        ([], "not a JSON object"),
-        ({"gradable": "yes"}, "gradable"),
-        ({"gradable": True, "score": 1, "max_score": 2, "checks": [{"id": "a"}]}, "status"),
-        (
-            {"gradable": True, "score": "71", "max_score": 71, "checks": []},
-            "score is not a number",
-        ),
+        (lambda good: [], "should be a object"),
+        (_broken(lambda d: d.update(gradable="yes")), "`gradable` should be a boolean"),
+        (_broken(lambda d: d["checks"][0].pop("status") and None), '"status"'),
+        (_broken(lambda d: d.update(score="71")), "`score` should be a number"),
+        (_broken(lambda d: d["checks"][0].update(expected={"a": 1})), "checks.0..expected"),
+        (_broken(lambda d: d.update(extra=1)), 'does not allow: "extra"'),
     ],
 )
-def test_a_file_that_is_not_a_result_is_refused_with_the_reason(document, reason) -> None:
+def test_a_file_that_is_not_a_result_is_refused_with_the_reason(out: Path, make, reason) -> None:
+    """A result is read by the result model's own reader, valid against the schema."""
+    good = json.loads((out / "results" / "correct.json").read_text("utf-8"))
+    assert cr.student_of("x", good).score == good["score"]
     with pytest.raises(ValueError, match=reason):
-        cr.student_of("x", document)
+        cr.student_of("x", make(good))
 
 
 # --------------------------------------------------------------------------- chart data
@@ -193,10 +204,7 @@ def test_pass_rates_worst_first_with_the_students_who_failed(data: cr.ClassData)
 
 def test_pass_rates_agree_with_the_batch_summary(out: Path, data: cr.ClassData) -> None:
     results = out / "results"
-    rows = [
-        row_of(s.id, json.loads((results / f"{s.id}.json").read_text("utf-8")))
-        for s in data.students
-    ]
+    rows = [row_of(s.id, read_result(str(results / f"{s.id}.json"))) for s in data.students]
     summary = summary_dict([r for r in rows if r], LAB.all_check_ids(), [])
     for rate in cr.pass_rates(data.students):
         assert summary["checks"][rate.id]["pass_rate"] == pytest.approx(rate.rate, abs=1e-6)
