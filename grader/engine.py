@@ -112,16 +112,27 @@ def check(
 ) -> Callable[[Callable[[Context], Note | None]], Check]:
     """Declare a check; the decorated function becomes a `Check` value in its module.
 
-    `params` declares each rubric parameter the check reads (`grader.params`)."""
+    `params` declares each rubric parameter the check reads (`grader.params`). The
+    declaration is checked here (names, not a string that would split into letters; no
+    check after itself); that every name exists is checked when the lab is built."""
+    names = {"reads": reads, "uses": uses, "after": after, "confirmed_by": confirmed_by}
+    for what, value in names.items():
+        if isinstance(value, str):
+            raise TypeError(f"check {id}: {what} is a tuple of names, not the string {value!r}")
+    declared = {what: tuple(value) for what, value in names.items()}
+    if id in declared["after"] or id in declared["confirmed_by"]:
+        raise ValueError(f"check {id} names itself as its prerequisite")
+    if set(declared["reads"]) & set(declared["uses"]):
+        raise ValueError(f"check {id} both reads and uses the same artifact")
 
     def wrap(func: Callable[[Context], Note | None]) -> Check:
         return Check(
             id,
             func,
-            tuple(reads),
-            tuple(uses),
-            tuple(after),
-            tuple(confirmed_by),
+            declared["reads"],
+            declared["uses"],
+            declared["after"],
+            declared["confirmed_by"],
             params=dict(params or {}),
         )
 
@@ -168,10 +179,18 @@ def run_order(checks: Iterable[Check]) -> list[Check]:
     return ordered
 
 
+class UndeclaredArtifact(LookupError):
+    """A check asked for an artifact it did not declare: a bug of the lab's, reported as
+    the check's error (status `error`), never as the student's failure."""
+
+
 class Context:
-    """What a running check may see: its artifacts' values and its rubric parameters, the
-    bytes' digests, and the submission folder as it was named (not resolved: a link to
-    somewhere else is not that place)."""
+    """What a running check may see: the artifacts it declared (`reads`: valid, by the
+    engine's guarantee; `uses`: when valid) and its rubric parameters, the bytes' digests,
+    and the submission folder as it was named (not resolved: a link to somewhere else is
+    not that place). An artifact the check did not declare is refused
+    (`UndeclaredArtifact`): what a check depends on is what its declaration says, so the
+    engine's skips and the input digest can rely on it."""
 
     def __init__(
         self,
@@ -179,16 +198,27 @@ class Context:
         params: Mapping[str, Any],
         check_id: str,
         folder: str = "",
+        reads: Iterable[str] = (),
+        uses: Iterable[str] = (),
     ):
         self._artifacts = artifacts
         self._params = params
+        self._reads = frozenset(reads)
+        self._declared = self._reads | frozenset(uses)
         self.check_id = check_id
         self.folder = folder
         self.data: dict[str, Any] = {}
 
+    def _artifact(self, name: str, declared: frozenset[str], kind: str) -> Artifact | None:
+        if name not in declared:
+            raise UndeclaredArtifact(
+                f"check {self.check_id} asked for {name!r}, which it does not declare in {kind}"
+            )
+        return self._artifacts.get(name)
+
     def sha256(self, name: str) -> str | None:
         """The sha256 of an artifact's bytes, when its file was read."""
-        artifact = self._artifacts.get(name)
+        artifact = self._artifact(name, self._declared, "reads or uses")
         return artifact.raw.sha256 if artifact is not None and artifact.raw is not None else None
 
     def record(self, **measurements: Any) -> None:
@@ -199,15 +229,21 @@ class Context:
 
     def __getitem__(self, name: str) -> Any:
         """The value of a valid artifact the check `reads` (the engine made sure it is)."""
-        return self._artifacts[name].value
+        artifact = self._artifact(name, self._reads, "reads")
+        assert artifact is not None
+        return artifact.value
 
     def optional(self, name: str) -> Any:
-        """The value of an artifact the check `uses`, or None when it is not valid."""
-        artifact = self._artifacts.get(name)
+        """The value of an artifact the check `uses` (or reads), or None when it is not
+        valid."""
+        artifact = self._artifact(name, self._declared, "reads or uses")
         return artifact.value if artifact is not None and artifact.status == "valid" else None
 
     def at(self, name: str, pointer: str = "", line: int | None = None) -> Location:
-        return self._artifacts[name].at(pointer, line)
+        """Where a JSON pointer (or a known line) is in an artifact the check declares."""
+        artifact = self._artifact(name, self._declared, "reads or uses")
+        assert artifact is not None
+        return artifact.at(pointer, line)
 
     def param(self, name: str) -> Any:
         """A threshold from the rubric; a missing one is a rubric error, reported as such."""
@@ -345,7 +381,7 @@ def _run_one(
                 params={"check": cause, "title": TitleOf(cause)},
                 **base,
             )
-    ctx = Context(artifacts, settings, chk.id, folder)
+    ctx = Context(artifacts, settings, chk.id, folder, chk.reads, chk.uses)
     try:
         note = chk.run(ctx)
     except Fail as failure:

@@ -251,3 +251,48 @@ def test_recorded_measurements_reach_the_result_even_when_the_check_fails() -> N
     )
     result = grade(lab, str(CORRECT), rubric)
     assert check_of(result, "demo.records").data == {"p50": 222.796}
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        lambda ctx: ctx["ttft"],  # declared nowhere
+        lambda ctx: ctx["prefill"],  # only used: its value may be None, ask optional()
+        lambda ctx: ctx.optional("ttft"),
+        lambda ctx: ctx.at("ttft", "/runs"),
+        lambda ctx: ctx.sha256("ttft"),
+    ],
+)
+def test_an_artifact_a_check_did_not_declare_is_refused(ask) -> None:
+    """What a check depends on is what it declares: the skips rely on it."""
+
+    @check("demo.sneaky", reads=("health",), uses=("prefill",))
+    def sneaky(ctx):
+        ask(ctx)
+
+    by_id = _outcomes(lab_with(sneaky), CORRECT, **{"demo.sneaky": 1})
+    assert by_id["demo.sneaky"].status == "error"
+    assert "does not declare" in str(by_id["demo.sneaky"].params["detail"])
+
+
+def test_what_a_check_declares_it_may_ask_for() -> None:
+    @check("demo.declared", reads=("health",), uses=("prefill", "ttft"))
+    def declared(ctx):
+        assert ctx["health"]["status"] == "ok" and ctx.optional("prefill")
+        assert ctx.at("ttft", "/runs").file == "ttft.json" and ctx.sha256("health")
+
+    by_id = _outcomes(lab_with(declared), CORRECT, **{"demo.declared": 1})
+    assert by_id["demo.declared"].status == "passed"
+
+
+@pytest.mark.parametrize(
+    ("declaration", "words"),
+    [
+        ({"reads": "ttft"}, "not the string"),
+        ({"reads": ("ttft",), "after": ("demo.self",)}, "itself"),
+        ({"reads": ("ttft",), "uses": ("ttft",)}, "both reads and uses"),
+    ],
+)
+def test_a_misdeclared_check_fails_when_it_is_declared(declaration, words: str) -> None:
+    with pytest.raises((TypeError, ValueError), match=words):
+        check("demo.self", **declaration)
