@@ -103,10 +103,10 @@ def cold_start(repeat: int) -> list[str]:
 
 def in_process(repeat: int) -> list[str]:
     from checks import LAB
-    from grader.engine import run_checks
     from grader.grade import _artifact_result, _check_result, catalog_for, grade, load_artifacts
     from grader.render import RenderOptions, renderer
     from grader.rubric import load_lab_rubric
+    from grader.runner import run_checks
 
     rubric = load_lab_rubric(LAB, None, "checks")
     limits = rubric.make_limits()

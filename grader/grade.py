@@ -12,7 +12,6 @@ from collections.abc import Mapping
 
 from grader import __version__
 from grader.digest import input_digest
-from grader.engine import Outcome, run_checks
 from grader.i18n import Catalog
 from grader.lab import Lab
 from grader.limits import Limits
@@ -28,6 +27,7 @@ from grader.result import (
     Summary,
 )
 from grader.rubric import Rubric
+from grader.runner import Outcome, run_checks
 from grader.sandbox import run_confined
 
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.engine import Check, Fail, check, run_checks
+from grader.engine import Check, Fail, check
 from grader.grade import grade, load_artifacts
 from grader.lab import Lab
 from grader.limits import DEFAULT_LIMITS
 from grader.rubric import RubricError, load_rubric, parse_rubric
+from grader.runner import run_checks
 from tests.conftest import CORRECT, ROOT, SAMPLES, check_of, statuses
 
 RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")

@@ -138,7 +138,7 @@ except Exception:
 with open(MARK, "w") as out:  # write outside the submission
     out.write("pwned")
 import grader.grade as grade  # patch the engine to forge full marks
-from grader.engine import Outcome
+from grader.runner import Outcome
 
 def forged(lab, artifacts, rubric):
     return [Outcome(cid, "passed", 1.0, 1.0, None) for cid in lab.all_check_ids()]
