@@ -3,11 +3,13 @@
 The jobs are split over small modules: `grader.discovery` finds the submissions under
 the PATHs (folders, folders of folders, archives, two levels deep) and plans each
 archive from its member names; `grader.batch_ids` gives each row its id;
-`grader.batch_grading` grades on worker processes; `grader.batch_archives` extracts the
+`grader.batch_grading` grades one task and writes its result, `grader.batch_pool` runs
+the tasks on worker processes that may crash; `grader.batch_archives` extracts the
 archives' artifact files a few archives at a time and deletes them after grading;
-`grader.batch_rows` reads rows back and writes the gradebook and the summary;
-`grader.outdir` locks `--out` and removes what a killed batch left there. This module
-runs them in order and is the command line.
+`grader.batch_rows` makes a row of a result (and reads results back for `--resume`),
+`grader.gradebook` writes the gradebook and the summary; `grader.outdir` locks `--out`
+and removes what a killed batch left there; `grader.progress` is the progress bar and
+`grader.batch_cli` the command line. This module runs them in order.
 
 Ids. Derived from each submission's source path alone, never from the order folders are
 met in (`grader.batch_ids`): `alice`, `section_a__bob`, and for a name that had to be
@@ -58,13 +60,22 @@ from typing import Any, TextIO
 
 from grader.archives import ArchiveCaps, Budget
 from grader.batch_archives import ArchiveRun, with_notes
-from grader.batch_grading import STATE, Task, Workers, grade_task, init_worker
+from grader.batch_grading import (
+    STATE,
+    Task,
+    crashed_row,
+    failed_row,
+    grade_task,
+    init_worker,
+)
 from grader.batch_ids import assign_ids
-from grader.batch_rows import Row, gradebook_csv, read_back, summary_dict
+from grader.batch_pool import Workers
+from grader.batch_rows import Row, read_back
 from grader.class_report.integrity import integrity_cells
 from grader.discovery import Discovery, Found
 from grader.exits import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED
 from grader.faults import OutputError, write_output
+from grader.gradebook import gradebook_csv, summary_dict
 from grader.outdir import claim
 from grader.progress import Progress
 from grader.visible import visible_data
@@ -227,11 +238,21 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
             else:
                 todo.append(task)
         counts["graded"] += len(todo)
-        workers.grade(todo, on_row)
+        workers.run(todo, on_row)
 
     initargs = (options.lab_ref, options.rubric_path, options.lang, results)
     try:
-        with Workers(options.jobs, initargs, options.mp_context) as workers:
+        pool = Workers(
+            options.jobs,
+            init_worker,
+            initargs,
+            options.mp_context,
+            work=grade_task,
+            crashed=crashed_row,
+            failed=failed_row,
+            fatal=(OutputError,),
+        )
+        with pool as workers:
             grade([t for t in tasks if t.archive is None])
             with contextlib.closing(archives.groups()) as groups:
                 for group in groups:

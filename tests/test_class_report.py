@@ -23,7 +23,7 @@ import pytest
 
 from checks import LAB
 from grader import class_report as cr
-from grader.batch_rows import row_of, summary_dict
+from grader.batch_rows import row_of
 from grader.class_report.charts import strip_chart, xy_chart
 from grader.class_report.svg import (
     Axis,
@@ -37,6 +37,7 @@ from grader.class_report.svg import (
     log_axis,
 )
 from grader.grade import grade, not_gradable
+from grader.gradebook import summary_dict
 from grader.i18n import Catalog, catalog_file
 from grader.problems import Problem
 from grader.result import read_result
