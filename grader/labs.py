@@ -196,14 +196,20 @@ def reference(lab: Lab, name: str | None) -> str:
     return name or lab.name
 
 
+def attribute(ref: str, default: str = "") -> Any:
+    """The object a lab's package names by "package.module:ATTRIBUTE" (its class report,
+    its fuzzing target), imported here; `default` is the attribute when left out."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module.strip()), name.strip() or default)
+
+
 def report_spec(lab: Lab) -> Any:
     """The lab's `ClassReportSpec` (its `class_report`, imported here, lazily), or None."""
     from grader.class_report.spec import ClassReportSpec
 
     if not lab.class_report:
         return None
-    module, _, attribute = lab.class_report.partition(":")
-    spec = getattr(importlib.import_module(module), attribute or "CLASS_REPORT")
+    spec = attribute(lab.class_report, "CLASS_REPORT")
     if not isinstance(spec, ClassReportSpec):
         raise TypeError(f"{lab.class_report} is a {type(spec).__name__}, not a ClassReportSpec")
     return spec

@@ -156,7 +156,11 @@ def _params_read(path: Path) -> dict[str, set[str]]:
         ids = [
             d.args[0].value
             for d in node.decorator_list
-            if isinstance(d, ast.Call) and d.args and isinstance(d.args[0], ast.Constant)
+            if isinstance(d, ast.Call)
+            and isinstance(d.func, ast.Name)
+            and d.func.id == "check"  # @check("id", ...), not another decorator
+            and d.args
+            and isinstance(d.args[0], ast.Constant)
         ]
         names = {
             call.args[0].value
