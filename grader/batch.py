@@ -314,9 +314,3 @@ def _digest(grading: Any, task: Task) -> str | None:
     return submission_digest(
         grading.lab, task.folder, grading.rubric, grading.lang, refused=refusals(grading, task)
     )
-
-
-if __name__ == "__main__":  # `python -m grader.batch`, as before the split
-    from grader.batch_cli import main
-
-    sys.exit(main())

@@ -33,8 +33,8 @@ def _jobs(text: str) -> int:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add `batch` to the `grader` command's subparsers; `run(args)` runs it."""
-    from grader.cli import add_lab_option
     from grader.i18n import LANGUAGES
+    from grader.labs import add_lab_option
 
     parser = subparsers.add_parser(
         "batch",

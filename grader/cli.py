@@ -58,18 +58,9 @@ def _chosen_lab(argv: Sequence[str]) -> Any:
         return None
 
 
-def add_lab_option(parser: argparse.ArgumentParser) -> None:
-    """`--lab NAME`, which every command takes."""
-    parser.add_argument(
-        "--lab",
-        metavar="NAME",
-        help="the lab to grade (default: the only installed one; see `grader labs`); "
-        "also package.module:ATTRIBUTE for a Lab not installed",
-    )
-
-
 def _parser(argv: Sequence[str], lab: Any) -> argparse.ArgumentParser:
     from grader.i18n import LANGUAGES
+    from grader.labs import add_lab_option
     from grader.render import FORMATS
 
     what = f"a submission of {lab.title or lab.name}" if lab is not None else "a lab submission"

@@ -204,15 +204,19 @@ def attribute(ref: str, default: str = "") -> Any:
 
 
 def report_spec(lab: Lab) -> Any:
-    """The lab's `ClassReportSpec` (its `class_report`, imported here, lazily), or None."""
-    from grader.class_report.spec import ClassReportSpec
+    """What the lab's `class_report` names (its `ClassReportSpec`, imported here,
+    lazily; `grader.class_report.spec.spec_of` checks it is one), or None."""
+    return attribute(lab.class_report, "CLASS_REPORT") if lab.class_report else None
 
-    if not lab.class_report:
-        return None
-    spec = attribute(lab.class_report, "CLASS_REPORT")
-    if not isinstance(spec, ClassReportSpec):
-        raise TypeError(f"{lab.class_report} is a {type(spec).__name__}, not a ClassReportSpec")
-    return spec
+
+def add_lab_option(parser: Any) -> None:
+    """`--lab NAME`, which every command of the command line takes."""
+    parser.add_argument(
+        "--lab",
+        metavar="NAME",
+        help="the lab to grade (default: the only installed one; see `grader labs`); "
+        "also package.module:ATTRIBUTE for a Lab not installed",
+    )
 
 
 def describe(point: EntryPoint) -> Mapping[str, str]:

@@ -35,7 +35,7 @@ def write_class_report(out_dir: Path, html_path: Path, lang: str, lab: Any = INS
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add `report` to the `grader` command's subparsers; `run(args)` runs it."""
-    from grader.cli import add_lab_option
+    from grader.labs import add_lab_option
 
     parser = subparsers.add_parser(
         "report",

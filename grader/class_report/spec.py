@@ -131,5 +131,8 @@ def spec_of(lab: Any = INSTALLED) -> ClassReportSpec | None:
         return lab
     from grader.labs import report_spec
 
-    spec: ClassReportSpec | None = report_spec(lab_of(lab))
+    the_lab = lab_of(lab)
+    spec = report_spec(the_lab)
+    if spec is not None and not isinstance(spec, ClassReportSpec):
+        raise TypeError(f"{the_lab.class_report} is a {type(spec).__name__}, not a ClassReportSpec")
     return spec
