@@ -53,6 +53,7 @@ from checks import LAB  # noqa: E402
 from grader import batch  # noqa: E402
 from grader.class_report import write_class_report  # noqa: E402
 from grader.grade import grade  # noqa: E402
+from grader.i18n import LANGUAGES  # noqa: E402
 from grader.rubric import load_lab_rubric  # noqa: E402
 
 SAMPLES = ROOT / "sample_submissions"
@@ -259,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="/tmp/class_demo", help="folder to (re)create")
     parser.add_argument("--count", type=int, default=200, help="generated students")
     parser.add_argument("--seed", type=int, default=6)
-    parser.add_argument("--lang", default="en", choices=["en", "ja", "ko", "zh"])
+    parser.add_argument("--lang", default="en", choices=list(LANGUAGES))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--screenshot", metavar="PNG", help="also take a screenshot of the page")
     args = parser.parse_args(argv)
