@@ -64,7 +64,7 @@ class PairSpec:
 
     `files`: artifacts whose bytes no two honest runs share (a shared sha256 is the
     same file); `ids`: (check id, data key) of recorded identifiers unique to a run (a
-    stream's chatcmpl id); `timings`: (check id, data key) of recorded times, each a
+    stream's id); `timings`: (check id, data key) of recorded times, each a
     number or a list of numbers, compared position by position. Two students are a
     pair when they share a file or an id, or when more than `max_near` of their timings
     lie within `near` (relative) of each other.
