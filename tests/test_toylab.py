@@ -137,3 +137,22 @@ def test_a_lab_without_a_report_spec_still_gets_the_generic_page(tmp_path: Path)
     student = cr.student_of("s", json.loads(result.to_json()))
     page = cr.render_report(cr.ClassData((student,)), "en", plain)
     assert 'id="chart-scores"' in page and '<section id="answers">' not in page
+
+
+def test_the_report_of_one_lab_lists_another_labs_results_apart(tmp_path: Path, rubric) -> None:
+    """A results folder holding another lab's result too: the page is the toy's, and the
+    stray result is listed as unreadable with the reason, not drawn as a toy student."""
+    from checks import LAB as FIRST_TOKEN
+
+    run_batch(
+        [str(answer(tmp_path / "class" / "alice"))],
+        str(tmp_path / "out"),
+        lab_ref="tests.toylab:LAB",
+    )
+    stray = grade(FIRST_TOKEN, str(ROOT / "sample_submissions" / "correct"), rubric)
+    (tmp_path / "out" / "results" / "zed.json").write_text(stray.to_json(), "utf-8")
+    data = cr.load_class(tmp_path / "out", LAB.name)
+    assert [s.id for s in data.students] == ["alice"]
+    assert [(u.name, u.reason) for u in data.unreadable] == [
+        ("zed.json", "a result of the lab 'first-token'")
+    ]
