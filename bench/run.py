@@ -103,10 +103,10 @@ def cold_start(repeat: int) -> list[str]:
 
 def in_process(repeat: int) -> list[str]:
     from checks import LAB
-    from grader.engine import run_checks
     from grader.grade import _artifact_result, _check_result, catalog_for, grade, load_artifacts
     from grader.render import RenderOptions, renderer
     from grader.rubric import load_lab_rubric
+    from grader.runner import run_checks
 
     rubric = load_lab_rubric(LAB, None, "checks")
     limits = rubric.make_limits()
@@ -196,7 +196,9 @@ def probe(folder: Path) -> tuple[float, int]:
 
 
 def memory() -> list[str]:
-    from grader.limits import DEFAULT_LIMITS as L
+    from checks import LAB
+
+    L = LAB.default_limits()
 
     rows = ["| case | grading time | peak RSS |", "|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -208,7 +210,7 @@ def memory() -> list[str]:
         near = Path(tmp) / "near"
         shutil.copytree(SAMPLE, near)
         chunk = (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")[1] + "\n\n"
-        events = min(L.sse_events - 10, (L.file_bytes - 4096) // len(chunk.encode()))
+        events = min(L["sse_events"] - 10, (L.file_bytes - 4096) // len(chunk.encode()))
         text = (
             (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")[0]
             + "\n\n"
@@ -217,9 +219,9 @@ def memory() -> list[str]:
         )
         (near / "sse_raw.txt").write_text(text, "utf-8")
         line = (SAMPLE / "server.log").read_text("utf-8").splitlines(True)
-        log = "".join(line * (L.log_lines // len(line)))[: L.log_bytes - 1]
+        log = "".join(line * (L["log_lines"] // len(line)))[: L["log_bytes"] - 1]
         (near / "server.log").write_text(log[: log.rfind("\n") + 1], "utf-8")
-        (near / "sse.py").write_text("#" * (L.source_bytes - 1), "utf-8")
+        (near / "sse.py").write_text("#" * (L["source_bytes"] - 1), "utf-8")
         rows.append(
             "| every big file just under its cap | {:.0f} ms | {:.0f} MB |".format(
                 *_scaled(probe(near))
@@ -241,11 +243,12 @@ def _scaled(measured: tuple[float, int]) -> tuple[float, float]:
 
 
 def growth(repeat: int) -> list[str]:
-    from grader.formats.chat_stream import chat_stream
+    from checks import LAB, SCHEMAS
+    from checks.formats.chat_stream import chat_stream
     from grader.limits import Limits
 
-    parse = chat_stream("sse_chunk")
-    limits = Limits(file_bytes=1 << 31, sse_events=10**7)
+    parse = chat_stream(SCHEMAS["sse_chunk"])
+    limits = Limits(file_bytes=1 << 31, lab={**LAB.limits, "sse_events": 10**7})
     lines = (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")
     rows = ["| events | bytes | parse + validate | per event |", "|---|---|---|---|"]
     for events in (100, 10_000, 100_000):

@@ -10,6 +10,7 @@ from checks import (
     cache,
     cancel,
     log,
+    measures,
     prefill,
     report,
     sentence,
@@ -19,34 +20,58 @@ from checks import (
     submission,
     ttft,
 )
-from grader.engine import Lab, collect
-from grader.formats.chat_stream import chat_stream
+from checks.formats.chat_stream import chat_stream
+from checks.formats.server_log import server_log
+from grader.engine import collect
+from grader.lab import Lab
 from grader.loading import ArtifactSpec
-from grader.parsers import json_document, json_lines, python_source, server_log
+from grader.parsers import json_document, json_lines, python_source
+from grader.schema import SchemaSet
+
+SCHEMAS = SchemaSet.of_package("schemas")
+"""The lab's formats: `schemas/<name>.schema.json`."""
+
+LIMITS = {
+    "source_bytes": 256 * 1024,  # sse.py (real: 4 KB); ast.parse is slow on huge input
+    "log_bytes": 16 * 1024 * 1024,  # the server log (real: 13 KB for the whole lab)
+    "sse_events": 4_096,  # real: 67 (max_tokens 64); even max_tokens 4000 fits
+    "log_lines": 200_000,  # real: 116
+}
+"""The caps of the lab's own formats, beside the engine's (`grader/limits.py`); the
+rubric's `[limits]` sets them like the engine's."""
 
 ARTIFACTS = (
-    ArtifactSpec("health", "health.json", json_document("health")),
-    ArtifactSpec("props", "props.json", json_document("props")),
-    ArtifactSpec("sse_py", "sse.py", python_source(), max_bytes=lambda limits: limits.source_bytes),
-    ArtifactSpec("sse", "sse_raw.txt", chat_stream("sse_chunk")),
-    ArtifactSpec("chunks", "chunks.jsonl", json_lines("chunks_record")),
-    ArtifactSpec("ttft", "ttft.json", json_document("ttft")),
-    ArtifactSpec("prefill", "prefill.json", json_document("prefill")),
-    ArtifactSpec("cache", "cache.json", json_document("cache")),
-    ArtifactSpec("sentence", "sentence.json", json_document("sentence")),
-    ArtifactSpec("cancel", "cancel.json", json_document("cancel")),
-    ArtifactSpec("report", "report.json", json_document("report")),
-    ArtifactSpec("log", "server.log", server_log(), max_bytes=lambda limits: limits.log_bytes),
+    ArtifactSpec("health", "health.json", json_document(SCHEMAS["health"])),
+    ArtifactSpec("props", "props.json", json_document(SCHEMAS["props"])),
+    ArtifactSpec("sse_py", "sse.py", python_source(), max_bytes="source_bytes"),
+    ArtifactSpec("sse", "sse_raw.txt", chat_stream(SCHEMAS["sse_chunk"])),
+    ArtifactSpec("chunks", "chunks.jsonl", json_lines(SCHEMAS["chunks_record"])),
+    ArtifactSpec("ttft", "ttft.json", json_document(SCHEMAS["ttft"])),
+    ArtifactSpec(
+        "prefill", "prefill.json", json_document(SCHEMAS["prefill"]), measure=measures.prefill
+    ),
+    ArtifactSpec("cache", "cache.json", json_document(SCHEMAS["cache"]), measure=measures.cache),
+    ArtifactSpec("sentence", "sentence.json", json_document(SCHEMAS["sentence"])),
+    ArtifactSpec(
+        "cancel", "cancel.json", json_document(SCHEMAS["cancel"]), measure=measures.cancel
+    ),
+    ArtifactSpec("report", "report.json", json_document(SCHEMAS["report"])),
+    ArtifactSpec("log", "server.log", server_log(), max_bytes="log_bytes"),
 )
 
 LAB = Lab(
     name="first-token",
+    title="the 'first token' LLM streaming lab (llama-server, SSE, time to first token)",
     artifacts=ARTIFACTS,
     checks=collect(
         submission, log, server, source, stream, ttft, prefill, cache, sentence, cancel, report
     ),
+    package="checks",
+    schemas=SCHEMAS,
     rubric_file="rubric.toml",
-    messages_package="checks",
-    path_options={"log": "server_log"},
+    limits=LIMITS,
+    default_folder="/root/voice/llm",
+    path_options={"log": "--server-log"},
+    sample="sample_submissions/correct",
     class_report="checks.class_report:CLASS_REPORT",
 )

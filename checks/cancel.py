@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from checks.evidence import blocks
+from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 from checks.numbers import medians
 from grader.engine import Context, Fail, Note, check
-from grader.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 from grader.params import Integer, Number
 
 

@@ -1,9 +1,7 @@
 """What the class report knows of the "first token" lab (`LAB.class_report` names it).
 
-Physics charts: prefill.json, cache.json and cancel.json hold the numbers; a rising
-prefill line measured with the cache on (`prefill.cache_off` failed) is drawn apart, a
-cache point is "bad" when the miss or the hit check failed, a cancel point is "freed" or
-"busy" by `cancel.slot_freed`.
+Its own section: the physics across the class (`checks.report_physics`), drawn from the
+measurements its results carry of prefill.json, cache.json and cancel.json.
 
 Integrity flags, in the order the page lists them. Strong (the files contradict the
 server's own record, or are not this student's): a published sample's files, a log that
@@ -22,7 +20,8 @@ came close: see the README), handed in one run.
 
 from __future__ import annotations
 
-from grader.class_report.spec import ClassReportSpec, FlagRule, PairSpec, PhysicsSpec
+from checks.report_physics import SECTION as PHYSICS
+from grader.class_report.spec import ClassReportSpec, FlagRule, PairSpec
 
 IN_LOG = (
     "sse.in_log",
@@ -34,14 +33,7 @@ IN_LOG = (
 )
 
 CLASS_REPORT = ClassReportSpec(
-    physics=PhysicsSpec(
-        prefill="prefill",
-        cache="cache",
-        cancel="cancel",
-        prefill_cache_on="prefill.cache_off",
-        cache_checks=("cache.first_is_miss", "cache.hit_faster"),
-        cancel_check="cancel.slot_freed",
-    ),
+    sections=(PHYSICS,),
     flags=(
         FlagRule(
             "published_sample",

@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from grader.formats.llama_log import ServerLog, TaskTiming
+from checks.formats.llama_log import ServerLog, TaskTiming
 
 Item = TypeVar("Item")
 

@@ -20,8 +20,8 @@ from statistics import median
 from typing import Any
 
 from checks.evidence import blocks, resolution
+from checks.formats.llama_log import Cancel, Figures, ServerLog, TaskTiming
 from grader.engine import Context, Fail, Note, check
-from grader.formats.llama_log import Cancel, Figures, ServerLog, TaskTiming
 from grader.params import Integer, Number
 from grader.problems import Term
 

@@ -6,9 +6,9 @@ from itertools import pairwise
 from typing import Any
 
 from checks.evidence import agree, blocks, match, request_params, resolution
+from checks.formats.llama_log import ServerLog, TaskTiming
 from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
-from grader.formats.llama_log import ServerLog, TaskTiming
 from grader.params import Integer, ListOf, Number
 
 

@@ -6,9 +6,9 @@ import math
 from typing import Any
 
 from checks.evidence import agree, blocks, request_params, resolution
+from checks.formats.chat_stream import ChatStream
+from checks.formats.llama_log import ServerLog
 from grader.engine import Context, Fail, Note, check
-from grader.formats.chat_stream import ChatStream
-from grader.formats.llama_log import ServerLog
 from grader.params import Integer, Number
 
 TIMING_KEYS = ("prompt_n", "prompt_ms", "predicted_n")

@@ -3,11 +3,13 @@
 The jobs are split over small modules: `grader.discovery` finds the submissions under
 the PATHs (folders, folders of folders, archives, two levels deep) and plans each
 archive from its member names; `grader.batch_ids` gives each row its id;
-`grader.batch_grading` grades on worker processes; `grader.batch_archives` extracts the
+`grader.batch_grading` grades one task and writes its result, `grader.batch_pool` runs
+the tasks on worker processes that may crash; `grader.batch_archives` extracts the
 archives' artifact files a few archives at a time and deletes them after grading;
-`grader.batch_rows` reads rows back and writes the gradebook and the summary;
-`grader.outdir` locks `--out` and removes what a killed batch left there. This module
-runs them in order and is the command line.
+`grader.batch_rows` makes a row of a result (and reads results back for `--resume`),
+`grader.gradebook` writes the gradebook and the summary; `grader.outdir` locks `--out`
+and removes what a killed batch left there; `grader.progress` is the progress bar and
+`grader.batch_cli` the command line. This module runs them in order.
 
 Ids. Derived from each submission's source path alone, never from the order folders are
 met in (`grader.batch_ids`): `alice`, `section_a__bob`, and for a name that had to be
@@ -42,23 +44,14 @@ read-only `--out`: one sentence and exit 2; the results written so far are compl
 and `--resume` goes on from them. A killed batch leaves no workers (they die with it)
 and its temporary files are removed by the next batch into that `--out`.
 
-Exit status (`grader.exits`): 0 every submission was graded (whatever the scores), 1 some
-submission could not be graded, 2 bad usage or a fault of the set-up (a PATH that does
-not exist, an unusable rubric, `--out` not writable or locked, a full disk), 3 the
-grader failed on some submission (a check crashed, a worker died, an exception): those
-results say `grader_error`.
-
-The progress bar (count, rate, ETA) goes to stderr only when stderr is a terminal, and
-not with `--no-progress`; a one-line summary goes to stderr at the end.
+The command line is `grader.batch_cli`; its exit status is `BatchReport.exit_code`.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -68,102 +61,26 @@ from typing import Any, TextIO
 from grader.archives import ArchiveCaps, Budget
 from grader.batch_archives import ArchiveRun, with_notes
 from grader.batch_grading import (
-    DEFAULT_LAB,
     STATE,
     Task,
-    Workers,
+    crashed_row,
+    failed_row,
     grade_task,
     init_worker,
-    load_lab,
-    load_lab_rubric,
 )
-from grader.batch_ids import assign_ids, safe_id
-from grader.batch_rows import Row, gradebook_csv, read_back, summary_dict
+from grader.batch_ids import assign_ids
+from grader.batch_pool import Workers
+from grader.batch_rows import Row, read_back
 from grader.class_report.integrity import integrity_cells
 from grader.discovery import Discovery, Found
-from grader.exits import EXIT_INTERRUPTED
+from grader.exits import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED
 from grader.faults import OutputError, write_output
-from grader.outdir import OutLocked, claim
-from grader.visible import visible_data, visible_path
+from grader.gradebook import gradebook_csv, summary_dict
+from grader.outdir import claim
+from grader.progress import Progress
+from grader.visible import visible_data
 
-EXIT_ALL_GRADED, EXIT_SOME_NOT_GRADED, EXIT_USAGE, EXIT_GRADER_ERROR = 0, 1, 2, 3
-LANGUAGES = ["en", "ja", "ko", "zh"]
 DERIVED = ("gradebook.csv", "summary.json")
-
-__all__ = [
-    "DEFAULT_LAB",
-    "BatchReport",
-    "Progress",
-    "Task",
-    "add_batch_parser",
-    "grade_task",
-    "load_lab",
-    "main",
-    "run",
-    "run_batch",
-    "safe_id",
-]
-
-
-# --------------------------------------------------------------------------- progress
-
-
-class Progress:
-    """A one-line progress bar on a terminal: count/total, rate and time left."""
-
-    def __init__(
-        self,
-        total: int,
-        stream: TextIO,
-        enabled: bool,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.total, self.stream, self.enabled, self.clock = total, stream, enabled, clock
-        self.done = 0
-        self.start = clock()
-        self._last = -1.0
-        self._width = 0
-
-    def advance(self, n: int = 1) -> None:
-        self.done += n
-        now = self.clock()
-        if self.enabled and (now - self._last >= 0.1 or self.done >= self.total):
-            self._last = now
-            self.draw(now)
-
-    def line(self, now: float) -> str:
-        elapsed = max(now - self.start, 1e-9)
-        rate = self.done / elapsed
-        left = (self.total - self.done) / rate if rate > 0 else None
-        fraction = self.done / self.total if self.total else 1.0
-        size = 24
-        filled = int(fraction * size)
-        bar = "#" * filled + "-" * (size - filled)
-        eta = _clock_time(left) if left is not None else "--:--"
-        return f"[{bar}] {self.done}/{self.total}  {rate:.1f}/s  ETA {eta}"
-
-    def draw(self, now: float) -> None:
-        text = self.line(now)
-        columns = shutil.get_terminal_size((80, 20)).columns
-        text = text[: max(columns - 1, 10)]
-        self.stream.write("\r" + text.ljust(self._width))
-        self.stream.flush()
-        self._width = len(text)
-
-    def close(self) -> None:
-        if self.enabled and self._width:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-def _clock_time(seconds: float) -> str:
-    seconds = int(seconds + 0.5)
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
-
-
-# --------------------------------------------------------------------------- the batch
 
 
 @dataclass
@@ -179,7 +96,7 @@ class BatchReport:
         if any(r.grader_error for r in self.rows):
             return EXIT_GRADER_ERROR
         ok = all(r.gradable for r in self.rows)
-        return EXIT_ALL_GRADED if ok else EXIT_SOME_NOT_GRADED
+        return EXIT_PASSED if ok else EXIT_FAILED
 
 
 class BatchStopped(Exception):
@@ -231,17 +148,22 @@ def run(
     progress: bool = False,
     progress_stream: TextIO | None = None,
     mp_context: Any = None,
-    lab_ref: str = DEFAULT_LAB,
+    lab_ref: str | None = None,
     html: str | None = None,
 ) -> BatchReport:
     """Grade every submission under `paths` into `out`; the PATHs must exist and the
-    rubric must load (`run_batch` checks both and turns them into exit status 2).
+    rubric must load (`grader.batch_cli.run` checks both and turns them into exit status 2).
 
     Raises `OutLocked` when another batch holds `out`, `BatchStopped` when a fault of the
     set-up (a full disk, a read-only `out`) stopped it. `lab_ref` names the lab as
-    "package:attribute"; the engine never imports a lab itself.
+    `grader.labs.load` takes it (an installed name or "package.module:ATTRIBUTE"; None:
+    the only installed lab); each worker loads it by that name.
     """
     started = time.monotonic()
+    if lab_ref is None:
+        from grader.labs import choose
+
+        lab_ref = choose().name
     options = _Options(
         jobs, resume, rubric_path, lang, progress, progress_stream, mp_context, lab_ref, html
     )
@@ -284,7 +206,8 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
     results = _start(out)
     init_worker(options.lab_ref, options.rubric_path, options.lang, results, in_pool=False)
     grading = STATE["grading"]
-    lab, limits, say = grading.lab, grading.rubric.make_limits(), _say(grading.catalog)
+    lab, say = grading.lab, _say(grading.catalog)
+    limits = grading.rubric.make_limits(lab.limits)
     caps = ArchiveCaps(limits.archive_members, limits.archive_bytes, limits.archive_submissions)
     finder = Discovery((a.filename for a in lab.artifacts), [out], caps, say)
     for path in paths:
@@ -315,19 +238,25 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
             else:
                 todo.append(task)
         counts["graded"] += len(todo)
-        workers.grade(todo, on_row)
+        workers.run(todo, on_row)
 
     initargs = (options.lab_ref, options.rubric_path, options.lang, results)
     try:
-        with Workers(options.jobs, initargs, options.mp_context) as workers:
+        pool = Workers(
+            options.jobs,
+            init_worker,
+            initargs,
+            options.mp_context,
+            work=grade_task,
+            crashed=crashed_row,
+            failed=failed_row,
+            fatal=(OutputError,),
+        )
+        with pool as workers:
             grade([t for t in tasks if t.archive is None])
             with contextlib.closing(archives.groups()) as groups:
                 for group in groups:
                     grade(group)
-                    if options.html is not None:  # the physics, while the files exist
-                        _write_physics(out, group, options.lab_ref)
-            if options.html is not None:
-                _write_physics(out, [t for t in tasks if t.archive is None], options.lab_ref)
     finally:
         bar.close()
     ordered = [rows[t.id] for t in tasks]
@@ -355,7 +284,7 @@ def _write_outputs(
 
         try:
             html, lang = Path(options.html), options.lang
-            write_class_report(Path(out), html, lang, folders={}, lab=options.lab_ref)
+            write_class_report(Path(out), html, lang, lab=options.lab_ref)
         except OSError as exc:
             raise OutputError.of(options.html, exc) from None
 
@@ -385,177 +314,3 @@ def _digest(grading: Any, task: Task) -> str | None:
     return submission_digest(
         grading.lab, task.folder, grading.rubric, grading.lang, refused=refusals(grading, task)
     )
-
-
-def _write_physics(out: str, tasks: Sequence[Task], lab_ref: str) -> None:
-    from grader.class_report.physics import write_physics
-
-    folders = {t.id: t.folder for t in tasks}
-    if folders:
-        try:
-            write_physics(out, folders, lab_ref)
-        except OSError as exc:
-            raise OutputError.of(os.path.join(out, "physics.json"), exc) from None
-
-
-# --------------------------------------------------------------------------- CLI
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def add_batch_parser(subparsers: Any, lab: str = DEFAULT_LAB) -> argparse.ArgumentParser:
-    """Add `batch` to the `grader` command's subparsers; `run_batch(args)` runs it.
-
-    `lab` ("package:attribute") is the lab the command line picked; it reaches
-    `run_batch` as `args.lab`, and each worker imports it by that name.
-    """
-    parser = subparsers.add_parser(
-        "batch",
-        help="grade many submissions (folders, folders of folders, archives) into a gradebook",
-        description=(
-            "Grade every submission under the PATHs in parallel and write "
-            "DIR/results/<id>.json, DIR/gradebook.csv and DIR/summary.json. "
-            "Exit status: 0 all graded, 1 some could not be graded, 2 bad usage or a "
-            "fault of the set-up (--out locked or not writable, a full disk), 3 the "
-            "grader failed on some submission."
-        ),
-    )
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="a submission folder, a folder of submission folders (two levels deep) or a "
-        ".zip / .tar.gz / .tgz / .tar archive of one or many submissions",
-    )
-    parser.add_argument("--out", required=True, metavar="DIR", help="where to write the results")
-    parser.add_argument(
-        "--jobs",
-        type=_jobs,
-        metavar="N",
-        help="worker processes (default: the number of CPUs; 1 grades in this process)",
-    )
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="keep the results in DIR/results that are still this submission's result for "
-        "these inputs (same source, files, rubric, language and grader); grade the others",
-    )
-    parser.add_argument(
-        "--rubric", metavar="FILE", help="a rubric TOML file (default: the lab's own)"
-    )
-    parser.add_argument(
-        "--lang",
-        choices=LANGUAGES,
-        help="language of the feedback (default: from LC_ALL / LC_MESSAGES / LANG, else en)",
-    )
-    parser.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="progress bar on stderr when it is a terminal (default: on)",
-    )
-    parser.add_argument(
-        "--html",
-        metavar="FILE",
-        help="also write the class report (one HTML page) to FILE; see `grader report`",
-    )
-    parser.set_defaults(lab=lab)
-    return parser
-
-
-def run_batch(args: argparse.Namespace) -> int:
-    """Run `grader batch` from parsed arguments; returns the exit status."""
-    from grader.grade import catalog_for
-    from grader.i18n import language_from_environment
-    from grader.rubric import RubricError
-
-    lab_ref = getattr(args, "lab", None) or DEFAULT_LAB
-    lang = args.lang or language_from_environment()
-    lab, _ = load_lab(lab_ref)
-    catalog = catalog_for(lab, lang)
-    say = _say(catalog)
-
-    def tell(message_id: str, **params: Any) -> None:
-        from grader.visible import visible
-
-        print(f"grader batch: {visible(say(message_id, **params))}", file=sys.stderr)
-
-    missing = [p for p in args.paths if not os.path.exists(p)]
-    for path in missing:
-        tell("batch.no_such_path", path=visible_path(path))
-    if missing:
-        return EXIT_USAGE
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        tell("batch.out_not_a_folder", out=visible_path(args.out))
-        return EXIT_USAGE
-    try:
-        load_lab_rubric(lab_ref, args.rubric)
-    except RubricError as exc:
-        tell("batch.say", text=exc.text(catalog))
-        return EXIT_USAGE
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as exc:
-        tell("batch.say", text=OutputError.of(args.out, exc).text(catalog))
-        return EXIT_USAGE
-    try:
-        report = run(
-            args.paths,
-            args.out,
-            jobs=args.jobs or os.cpu_count() or 1,
-            resume=args.resume,
-            rubric_path=args.rubric,
-            lang=lang,
-            progress=args.progress and sys.stderr.isatty(),
-            lab_ref=lab_ref,
-            html=getattr(args, "html", None),
-        )
-    except OutLocked as exc:
-        tell("batch.locked", out=visible_path(exc.out), pid=exc.pid)
-        return EXIT_USAGE
-    except BatchStopped as exc:
-        tell("batch.stopped", reason=exc.error.text(catalog), count=exc.written)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print(file=sys.stderr)
-        tell("batch.interrupted")
-        return EXIT_INTERRUPTED
-    if report.leftovers:
-        tell("batch.leftovers", count=report.leftovers)
-    graded = sum(r.gradable for r in report.rows)
-    rate = report.graded_now / report.seconds if report.seconds > 0 else 0.0
-    tell(
-        "batch.done",
-        count=len(report.rows),
-        graded=graded,
-        ungraded=len(report.rows) - graded,
-        resumed=report.resumed,
-        now=report.graded_now,
-        seconds=f"{report.seconds:.1f}",
-        rate=f"{rate:.1f}",
-        out=visible_path(args.out),
-    )
-    return report.exit_code
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m grader.batch PATH... --out DIR`, as `grader batch PATH... --out DIR`
-    (which is the safer way: see `grader.syspath`)."""
-    from grader.syspath import drop_working_directory
-
-    drop_working_directory()
-    parser = argparse.ArgumentParser(prog="grader")
-    add_batch_parser(parser.add_subparsers(dest="command", required=True))
-    return run_batch(parser.parse_args(["batch", *(sys.argv[1:] if argv is None else argv)]))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

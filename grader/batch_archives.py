@@ -104,7 +104,7 @@ class ArchiveRun:
         self.say = say
         self.group_size = max(4 * jobs, 1)
         self.names = {a.filename: a.name for a in lab.artifacts}
-        self.max_bytes = {a.filename: a.max_bytes(limits) for a in lab.artifacts}
+        self.max_bytes = {a.filename: limits[a.max_bytes] for a in lab.artifacts}
         self.extracted: dict[int, dict[tuple[str, ...], RowExtraction]] = {}
         self.errors: dict[int, str] = {}
 

@@ -1,40 +1,27 @@
-"""Grading a batch's tasks, in this process or on worker processes started once.
+"""Grading one batch task, in this process or in a worker process (`grader.batch_pool`).
 
-Each worker loads the lab and the rubric in its initializer (the lab is imported by
-name, "checks:LAB" unless the command line passes another: the engine never imports a
-lab itself), ties its life to the batch's (`grader.lifeline`: a `kill -9` of the batch
-leaves no orphan grading), and then receives only tasks; it writes each result file and
-sends back one small row. `jobs=1` grades in this process.
+Each worker loads the lab and the rubric in its initializer (the lab by the name the
+batch was given, through `grader.labs`), ties its life to the batch's
+(`grader.lifeline`: a `kill -9` of the batch leaves no orphan grading), and then
+receives only tasks; it writes each result file and sends back one small row.
 
-An exception while grading one submission is an error row with `grader_error`. A worker
-that dies (crash, OOM kill) breaks the pool: the submissions that were in flight are
-graded again one by one, each alone in a fresh worker, so only the one that kills its
-worker becomes an error row, and the batch goes on with a new pool.
-
-A result file that can't be written (full disk, read-only `--out`) is no submission's
-fault: `OutputError` stops the whole batch (the caller says why and exits 2), and the
-results already written stay complete (each is written atomically).
+An exception while grading one submission is an error row with `grader_error`; so is a
+submission whose worker died twice (`crashed_row`). A result file that can't be written
+(full disk, read-only `--out`) is no submission's fault: `OutputError` stops the whole
+batch (the caller says why and exits 2), and the results already written stay complete
+(each is written atomically).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import json
-import multiprocessing
 import os
 import signal
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
 from grader.batch_rows import Row, row_of
-from grader.faults import OutputError, write_output
-
-DEFAULT_LAB = "checks:LAB"  # the lab `grader` runs, as cli.py picks it; imported by name
+from grader.faults import write_output
 
 
 @dataclass(frozen=True)
@@ -65,20 +52,6 @@ class Grading:
 STATE: dict[str, Grading] = {}
 
 
-def load_lab(lab_ref: str) -> tuple[Any, str]:
-    """The `Lab` named by "package:attribute" and its package (where its rubric lives)."""
-    package, _, attribute = lab_ref.partition(":")
-    return getattr(importlib.import_module(package), attribute or "LAB"), package
-
-
-def load_lab_rubric(lab_ref: str, rubric_path: str | None) -> tuple[Any, Any]:
-    """The lab and its rubric (`rubric_path`, or the lab's own); may raise `RubricError`."""
-    from grader.rubric import load_lab_rubric as load
-
-    lab, package = load_lab(lab_ref)
-    return lab, load(lab, rubric_path, package)
-
-
 def init_worker(
     lab_ref: str,
     rubric_path: str | None,
@@ -94,18 +67,13 @@ def init_worker(
         die_with_parent(parent)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     from grader.grade import catalog_for
+    from grader.labs import load
+    from grader.rubric import load_lab_rubric
 
-    lab, rubric = load_lab_rubric(lab_ref, rubric_path)
+    lab = load(lab_ref)
+    rubric = load_lab_rubric(lab, rubric_path)
     catalog = catalog_for(lab, lang)
     STATE["grading"] = Grading(lab, rubric, catalog.lang, results, catalog)
-
-
-def result_json(result: Any) -> str:
-    """The result as `grader check --format json` writes it: every string visible text
-    (`grader.visible`), so it is valid UTF-8 whatever bytes the paths held."""
-    from grader.visible import visible_result
-
-    return str(visible_result(result).to_json())
 
 
 def error_result(grading: Grading, source: str, message: str, grader_error: bool = False) -> Any:
@@ -124,15 +92,12 @@ def error_result(grading: Grading, source: str, message: str, grader_error: bool
 
 
 def _save(grading: Grading, task: Task, result: Any) -> Row:
+    from grader.visible import visible_result
+
     path = os.path.join(grading.results, task.id + ".json")
-    text = result_json(result)
-    write_output(path, text.encode("utf-8"))  # OutputError stops the batch
-    # the row comes from the JSON written, exactly as --resume will read it back
-    row = row_of(task.id, json.loads(text))
-    if row is None:  # pragma: no cover - a result always reads back
-        message = grading.catalog.text("batch.unreadable_result") or "unreadable result"
-        row = Row(task.id, False, None, None, message, grader_error=True)
-    return dataclasses.replace(row, source=task.source, note=task.note)
+    shown = visible_result(result)  # what the file holds, as --resume will read it back
+    write_output(path, shown.to_json().encode("utf-8"))  # OutputError stops the batch
+    return dataclasses.replace(row_of(task.id, shown), source=task.source, note=task.note)
 
 
 def refusals(grading: Grading, task: Task) -> dict[str, Any]:
@@ -177,123 +142,16 @@ def grade_task(task: Task) -> Row:
     return _save(grading, task, result)
 
 
-def _crashed(task: Task) -> Row:
+def crashed_row(task: Task) -> Row:
+    """The row of a task whose worker died, twice (once alone)."""
     grading = STATE["grading"]
     message = grading.catalog.text("batch.worker_died") or "the worker died"
     return _save(grading, task, error_result(grading, task.source, message, True))
 
 
-def _failed(task: Task, exc: BaseException) -> Row:
+def failed_row(task: Task, exc: BaseException) -> Row:
+    """The row of a task whose grading raised in the pool's machinery (not in a check)."""
     grading = STATE["grading"]
     detail = f"{type(exc).__name__}: {exc}"
     message = grading.catalog.text("batch.grading_failed", {"detail": detail}) or detail
     return _save(grading, task, error_result(grading, task.source, message, True))
-
-
-def _start_method(mp_context: Any) -> str:
-    context = mp_context or multiprocessing.get_context()
-    return str(context.get_start_method())
-
-
-class Workers:
-    """Grades tasks on `jobs` worker processes, started once and reused by every call to
-    `grade` (a batch grades its folders, then its archives a few at a time)."""
-
-    def __init__(self, jobs: int, initargs: tuple[Any, ...], mp_context: Any = None) -> None:
-        self.jobs = jobs
-        self.mp_context = mp_context
-        # a forkserver worker's parent is the server, not us: it dies with the server
-        parent = os.getpid() if _start_method(mp_context) in ("fork", "spawn") else None
-        self.initargs = (*initargs, True, parent)
-        self._executor: ProcessPoolExecutor | None = None
-
-    def __enter__(self) -> Workers:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
-
-    def _pool(self, workers: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=self.mp_context,
-            initializer=init_worker,
-            initargs=self.initargs,
-        )
-
-    def grade(self, todo: Sequence[Task], on_row: Callable[[Row], None]) -> None:
-        """Grade `todo`, calling `on_row` with each row as it comes; a dead worker never
-        ends the batch, an `OutputError` does (after the pool is stopped)."""
-        if self.jobs <= 1 or len(todo) <= 1:
-            for task in todo:
-                on_row(grade_task(task))
-            return
-        pending = deque(todo)
-        while pending:
-            suspects = self._round(pending, on_row)
-            for task in suspects:  # alone in a fresh worker: only the culprit dies again
-                with self._pool(1) as alone:
-                    try:
-                        on_row(alone.submit(grade_task, task).result())
-                    except BrokenProcessPool:
-                        on_row(_crashed(task))
-                    except OutputError:
-                        raise
-                    except Exception as exc:
-                        on_row(_failed(task, exc))
-
-    def _round(self, pending: deque[Task], on_row: Callable[[Row], None]) -> list[Task]:
-        """Grade from `pending` until it is empty or the pool breaks; returns the tasks
-        that were in flight when it broke."""
-        if self._executor is None:
-            self._executor = self._pool(self.jobs)
-        executor = self._executor
-        window = self.jobs * 4  # keeps workers busy; bounds the work a crash puts in doubt
-        inflight: dict[Future[Row], Task] = {}
-        broken = False
-        suspects: list[Task] = []
-        try:
-            while not broken and (pending or inflight):
-                while pending and len(inflight) < window:
-                    task = pending.popleft()
-                    try:
-                        inflight[executor.submit(grade_task, task)] = task
-                    except BrokenProcessPool:
-                        pending.appendleft(task)
-                        broken = True
-                        break
-                if not inflight:
-                    break
-                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
-                if not broken:
-                    broken = any(isinstance(f.exception(), BrokenProcessPool) for f in done)
-                if broken:  # every other future of this pool fails too: collect them all
-                    done, _ = wait(inflight)
-                for future in _in_order(done, inflight):
-                    task = inflight.pop(future)
-                    error = future.exception()
-                    if isinstance(error, BrokenProcessPool):
-                        suspects.append(task)
-                    elif isinstance(error, OutputError):
-                        raise error
-                    elif error is not None:
-                        on_row(_failed(task, error))
-                    else:
-                        on_row(future.result())
-        except BaseException:
-            self.close()
-            raise
-        if broken:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
-        return suspects
-
-
-def _in_order(done: Iterable[Future[Row]], inflight: dict[Future[Row], Task]) -> list[Future[Row]]:
-    order = {future: i for i, future in enumerate(inflight)}
-    return sorted(done, key=lambda f: order[f])

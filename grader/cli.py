@@ -11,7 +11,6 @@ each, in the user's language, with every control character of a path made visibl
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -29,35 +28,63 @@ from grader.exits import (
 )
 from grader.syspath import drop_working_directory
 
-DEFAULT_DIR = "/root/voice/llm"
-
 # Commands whose modules are imported only when they run (or for --help): `grader check`
-# must not pay for the batch runner or the class report. name -> (module, help)
+# must not pay for the batch runner or the class report. name -> help
 _HEAVY = {
-    "batch": ("grader.batch", "grade many submissions (folders, archives) into a gradebook"),
-    "report": ("grader.class_report", "write the class report (one HTML page) of a finished batch"),
+    "batch": "grade many submissions (folders, archives) into a gradebook",
+    "report": "write the class report (one HTML page) of a finished batch",
 }
 
 
-def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+def _lab_named(argv: Sequence[str]) -> str | None:
+    """The `--lab NAME` of the command line, read before the parser is built (the lab's
+    defaults and options shape it)."""
+    for index, arg in enumerate(argv):
+        if arg == "--lab" and index + 1 < len(argv):
+            return argv[index + 1]
+        if arg.startswith("--lab="):
+            return arg.partition("=")[2]
+    return None
+
+
+def _chosen_lab(argv: Sequence[str]) -> Any:
+    """The lab the command line names (or the only installed one); None when none can be
+    chosen: the parser is then built without the lab's options, and the command says why."""
+    from grader.labs import LabError, choose
+
+    try:
+        return choose(_lab_named(argv))
+    except LabError:
+        return None
+
+
+def _parser(argv: Sequence[str], lab: Any) -> argparse.ArgumentParser:
+    from grader.i18n import LANGUAGES
+    from grader.labs import add_lab_option
     from grader.render import FORMATS
 
+    what = f"a submission of {lab.title or lab.name}" if lab is not None else "a lab submission"
     parser = argparse.ArgumentParser(
-        prog="grader",
-        description="Grade a 'first token' lab submission offline, from its saved files.",
+        prog="grader", description=f"Grade {what} offline, from its saved files."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="grade one submission folder")
+    folder = lab.default_folder if lab is not None else None
     check.add_argument(
         "dir",
         nargs="?",
-        default=DEFAULT_DIR,
-        help=f"the submission folder (default: {DEFAULT_DIR})",
+        default=folder,
+        help=f"the submission folder (default: {folder or 'none, the lab has no default'})",
     )
-    check.add_argument(
-        "--server-log", metavar="PATH", help="the server log (default: server.log in DIR)"
-    )
+    files = {a.name: a.filename for a in lab.artifacts} if lab is not None else {}
+    for artifact, option in lab.path_options.items() if lab is not None else ():
+        check.add_argument(
+            option,
+            metavar="PATH",
+            dest=f"path_{artifact}",
+            help=f"{files[artifact]} from PATH (default: {files[artifact]} in DIR)",
+        )
     check.add_argument(
         "--format", choices=sorted(FORMATS), default="text", help="output format (default: text)"
     )
@@ -69,7 +96,7 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--lang",
-        choices=["en", "ja", "ko", "zh"],
+        choices=list(LANGUAGES),
         help="language of the feedback (default: from LC_ALL / LC_MESSAGES / LANG, else en)",
     )
     check.add_argument(
@@ -91,14 +118,28 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         action="store_true",
         help="only what did not pass, what to do first, and the score",
     )
-    sub.add_parser("checks", help="list the lab's check ids with their points and titles")
+    add_lab_option(check)
+    checks = sub.add_parser("checks", help="list the lab's check ids with their points and titles")
+    add_lab_option(checks)
+    sub.add_parser("labs", help="list the installed labs")
     first = next((a for a in argv if not a.startswith("-")), None)
-    for name, (module, help_text) in _HEAVY.items():
+    for name, help_text in _HEAVY.items():
         if first == name:
-            getattr(importlib.import_module(module), f"add_{name}_parser")(sub)
+            _heavy(name).add_parser(sub)
         else:
             sub.add_parser(name, help=help_text, add_help=False)
     return parser
+
+
+def _heavy(name: str) -> Any:
+    """The module of a heavy command, imported now."""
+    if name == "batch":
+        from grader import batch_cli
+
+        return batch_cli
+    from grader.class_report import cli as report_cli
+
+    return report_cli
 
 
 def say(text: str, prefix: str = "grader") -> None:
@@ -142,10 +183,15 @@ def _silence_stdout() -> None:
         pass
 
 
-def _sample_hint() -> str:
-    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    samples = os.path.join(here, "sample_submissions", "correct")
-    shown = samples if os.path.isdir(samples) else os.path.join("sample_submissions", "correct")
+def _sample_hint(lab: Any) -> str | None:
+    """How to try the grader on the lab's bundled sample, if it has one."""
+    if not lab.sample:
+        return None
+    from grader.package_data import package_dir
+
+    here = os.path.dirname(package_dir(lab.package))  # a checkout: the lab's package's folder
+    sample = os.path.join(here, lab.sample)
+    shown = sample if os.path.isdir(sample) else lab.sample
     return f"To try the grader on a bundled sample: grader check {shown}"
 
 
@@ -155,40 +201,59 @@ def _color(choice: str, output: str | None) -> bool:
     return output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _catalog(lang: str | None) -> Any:
-    from checks import LAB
-    from grader.grade import catalog_for
-    from grader.i18n import language_from_environment
+def _catalog(lang: str | None, lab: Any = None) -> Any:
+    """The catalog of `lab` (the engine's alone without one) in `lang` or the user's."""
+    from grader.i18n import Catalog, language_from_environment
 
-    return catalog_for(LAB, lang or language_from_environment())
+    lang = lang or language_from_environment()
+    if lab is None:
+        return Catalog(lang, ("grader",))
+    from grader.grade import catalog_for
+
+    return catalog_for(lab, lang)
+
+
+def _lab(args: argparse.Namespace) -> Any:
+    """The lab the command runs; raises `LabError` when none can be chosen."""
+    from grader.labs import choose
+
+    return choose(getattr(args, "lab", None))
 
 
 def _check(args: argparse.Namespace) -> int:
-    from checks import LAB
     from grader.exits import check_status
     from grader.grade import NotGradable, catalog_for, grade, not_gradable
     from grader.i18n import language_from_environment
     from grader.rubric import RubricError, load_lab_rubric
 
+    lab = _lab(args)
     lang = args.lang or language_from_environment()
-    catalog = catalog_for(LAB, lang)
+    catalog = catalog_for(lab, lang)
+    if args.dir is None:
+        say(catalog.text("cli.no_folder", {"lab": lab.name}) or "give the submission folder")
+        return EXIT_NOT_GRADED
     try:
-        rubric = load_lab_rubric(LAB, args.rubric, "checks")
+        rubric = load_lab_rubric(lab, args.rubric)
     except RubricError as exc:
         say(exc.text(catalog))
         return EXIT_NOT_GRADED
-    overrides = {"log": args.server_log} if args.server_log else {}
+    overrides = {
+        artifact: path
+        for artifact in lab.path_options
+        if (path := getattr(args, f"path_{artifact}", None))
+    }
     try:
-        result = grade(LAB, args.dir, rubric, lang=lang, overrides=overrides)
+        result = grade(lab, args.dir, rubric, lang=lang, overrides=overrides)
     except NotGradable as exc:
-        result = not_gradable(LAB, args.dir, rubric.version, exc.problem, lang)
+        result = not_gradable(lab, args.dir, rubric.version, exc.problem, lang)
         say(result.format_errors[0])
-        if args.dir == DEFAULT_DIR:
-            say(_sample_hint())
+        hint = _sample_hint(lab) if args.dir == lab.default_folder else None
+        if hint:
+            say(hint)
         if args.format == "text":
             return EXIT_NOT_GRADED
     except Exception as exc:  # a grader bug: still a valid result saying so, and exit 3
-        return _internal_error(args, catalog, exc, rubric.version)
+        return _internal_error(args, catalog, exc, rubric.version, lab.name)
     _render(args, result, catalog)
     return check_status(result)
 
@@ -216,10 +281,11 @@ def _render(args: argparse.Namespace, result: Any, catalog: Any) -> None:
     _write(renderer(args.format)(result, options), args.output)
 
 
-def _internal_error(args: argparse.Namespace, catalog: Any, exc: Exception, rubric: str) -> int:
+def _internal_error(
+    args: argparse.Namespace, catalog: Any, exc: Exception, rubric: str, lab: str
+) -> int:
     """Say that the grader failed (not the student), and where a machine reads results,
     give it a valid result that says so: `gradable` false, `grader_error` true."""
-    from checks import LAB
     from grader.result import Result
 
     detail = f"{type(exc).__name__}: {exc}"
@@ -228,7 +294,7 @@ def _internal_error(args: argparse.Namespace, catalog: Any, exc: Exception, rubr
     if args.format != "text":
         result = Result.ungradable(
             grader_version=__version__,
-            lab=LAB.name,
+            lab=lab,
             rubric_version=rubric,
             language=catalog.lang,
             submission=args.dir,
@@ -239,30 +305,49 @@ def _internal_error(args: argparse.Namespace, catalog: Any, exc: Exception, rubr
     return EXIT_GRADER_ERROR
 
 
-def _list_checks() -> int:
-    from checks import LAB
+def _list_checks(args: argparse.Namespace) -> int:
     from grader.rubric import load_lab_rubric
 
-    rubric = load_lab_rubric(LAB, None, "checks").settings()
-    catalog = _catalog(None)
-    for spec in LAB.artifacts:
+    lab = _lab(args)
+    rubric = load_lab_rubric(lab).settings()
+    catalog = _catalog(None, lab)
+    for spec in lab.artifacts:
         title = catalog.text("engine.schema_check.title", {"file": spec.filename})
         print(f"{spec.name}.schema\t{rubric[spec.name + '.schema']['points']:g}\t{title}")
-    for chk in LAB.checks:
+    for chk in lab.checks:
         print(f"{chk.id}\t{rubric[chk.id]['points']:g}\t{catalog.text(chk.id + '.title')}")
+    return EXIT_PASSED
+
+
+def _list_labs() -> int:
+    """Each installed lab: its name, what it is, and where it comes from."""
+    from grader.labs import LabError, installed, load
+
+    found = installed()
+    if not found:
+        say(_catalog(None).text("lab.none", {"group": "grader.labs"}) or "no lab is installed")
+        return EXIT_NOT_GRADED
+    for point in found:
+        try:
+            title = load(point.name).title
+        except LabError as error:
+            title = error.text(_catalog(None))
+        print(f"{point.name}\t{title}\t{point.value}")
     return EXIT_PASSED
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser(argv).parse_args(argv)
+    lab = _chosen_lab(argv)
+    args = _parser(argv, lab).parse_args(argv)
     try:
         if args.command in _HEAVY:
-            module = importlib.import_module(_HEAVY[args.command][0])
-            return int(getattr(module, f"run_{args.command}")(args))
+            return int(_heavy(args.command).run(args))
+        if args.command == "labs":
+            return _list_labs()
         if args.command == "checks":
-            return _list_checks()
+            return _list_checks(args)
         return _check(args)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -271,9 +356,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_PASSED
     except Exception as exc:
         from grader.faults import OutputError
+        from grader.labs import LabError
 
-        catalog = _catalog(getattr(args, "lang", None))
-        if isinstance(exc, OutputError):  # a full disk, a missing folder: not a bug
+        catalog = _catalog(getattr(args, "lang", None), lab)
+        if isinstance(exc, (OutputError, LabError)):  # a full disk, no lab: not a bug
             say(exc.text(catalog))
             return EXIT_NOT_GRADED
         # a grader bug: say so, and don't pass for "some check failed"

@@ -1,7 +1,7 @@
 """Finding a batch's submissions under its PATHs, and planning (not extracting) archives.
 
 A folder is a submission when it directly holds at least one of the lab's artifact files
-(`health.json`, `sse_raw.txt`, ...). Each PATH is
+(the file names its `Lab.artifacts` declare). Each PATH is
 - a submission folder: its id is the folder's own name;
 - a folder of submissions, searched two levels deep: `PATH/alice/` and
   `PATH/section-a/alice/` are both found (the second level is looked at only in a folder

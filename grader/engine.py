@@ -1,19 +1,21 @@
-"""The check engine: run a lab's checks over loaded artifacts and score them.
+"""The check engine's declarations: what a lab writes its checks with.
 
-A check is a small pure function of a `Context` (the loaded artifacts and its rubric
+A check is a small pure function of a `Context` (the artifacts it declared and its rubric
 parameters). It passes by returning (optionally a `Note` to say something anyway) and
 fails by raising `Fail` with a catalog message id, the expected and found values and a
-location. The engine adds one `<artifact>.schema` check per artifact, skips a check whose
-inputs did not load or whose prerequisite checks did not pass (with the reason, instead
-of failing twice), and turns any other exception into status `error`, never a crash.
+location. `grader.runner` runs a lab's checks: it adds one `<artifact>.schema` check per
+artifact, skips a check whose inputs did not load or whose prerequisite checks did not
+pass (with the reason, instead of failing twice), and turns any other exception into
+status `error`, never a crash.
 
 Two kinds of prerequisite, with the same effect and different words for the student:
 `after` names checks whose *premise* this one builds on ("the first request missed the
 cache" before "the second one hit it"); `confirmed_by` names the checks that *corroborate*
 the numbers this one judges (the server's own record agrees with them). A check whose
 prerequisite did not pass is skipped and earns no points, so a number nobody could
-confirm never scores. Prerequisites are honoured whatever the declaration order, and a
-skip propagates: a check after a skipped check is skipped too, naming the first cause.
+confirm never scores. Prerequisites are honoured whatever the declaration order
+(`run_order`), and a skip propagates: a check after a skipped check is skipped too,
+naming the first cause.
 
 A check may also record the measurements it read (`Context.record`), check50's `data`:
 whatever reports on many results later reads them from the result, never from the files.
@@ -22,22 +24,22 @@ Nothing here knows about a particular lab.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from grader.loading import Artifact, ArtifactSpec
+from grader.loading import Artifact
 from grader.params import ParamSpec
-from grader.problems import Location, Param, Term, TitleOf
+from grader.problems import Location, Param
 
-Status = Literal["passed", "failed", "skipped", "error"]
+if TYPE_CHECKING:  # grader.lab builds on this module
+    pass
 
 
 class Fail(Exception):
     """Raised by a check: what was expected, what was found, where, as a catalog message.
 
-    `key` is relative to the check (`ttft.before_total` + `run` → `ttft.before_total.run`);
+    `key` is relative to the check (`step.check` + `run` → `step.check.run`);
     `params` fill the message's placeholders; `expected` / `found` are short
     language-neutral values (numbers, file names) shown beside the message.
     """
@@ -111,16 +113,27 @@ def check(
 ) -> Callable[[Callable[[Context], Note | None]], Check]:
     """Declare a check; the decorated function becomes a `Check` value in its module.
 
-    `params` declares each rubric parameter the check reads (`grader.params`)."""
+    `params` declares each rubric parameter the check reads (`grader.params`). The
+    declaration is checked here (names, not a string that would split into letters; no
+    check after itself); that every name exists is checked when the lab is built."""
+    names = {"reads": reads, "uses": uses, "after": after, "confirmed_by": confirmed_by}
+    for what, value in names.items():
+        if isinstance(value, str):
+            raise TypeError(f"check {id}: {what} is a tuple of names, not the string {value!r}")
+    declared = {what: tuple(value) for what, value in names.items()}
+    if id in declared["after"] or id in declared["confirmed_by"]:
+        raise ValueError(f"check {id} names itself as its prerequisite")
+    if set(declared["reads"]) & set(declared["uses"]):
+        raise ValueError(f"check {id} both reads and uses the same artifact")
 
     def wrap(func: Callable[[Context], Note | None]) -> Check:
         return Check(
             id,
             func,
-            tuple(reads),
-            tuple(uses),
-            tuple(after),
-            tuple(confirmed_by),
+            declared["reads"],
+            declared["uses"],
+            declared["after"],
+            declared["confirmed_by"],
             params=dict(params or {}),
         )
 
@@ -130,43 +143,6 @@ def check(
 def collect(*modules: Any) -> tuple[Check, ...]:
     """The checks defined in `modules`, in module order and then definition order."""
     return tuple(v for m in modules for v in vars(m).values() if isinstance(v, Check))
-
-
-@dataclass(frozen=True)
-class Lab:
-    """Everything the engine needs to know about one lab."""
-
-    name: str
-    artifacts: tuple[ArtifactSpec, ...]
-    checks: tuple[Check, ...]
-    rubric_file: str
-    messages_package: str
-    path_options: Mapping[str, str] = field(default_factory=dict)
-    # "package.module:ATTRIBUTE" of the lab's `grader.class_report.ClassReportSpec` (its
-    # physics charts and integrity flags), imported only when a class report is drawn;
-    # None: the class report has no physics charts and no integrity flags.
-    class_report: str | None = None
-
-    def __post_init__(self) -> None:
-        run_order(self.checks)  # a misdeclared prerequisite fails when the lab is built
-
-    def all_check_ids(self) -> list[str]:
-        return [f"{a.name}.schema" for a in self.artifacts] + [c.id for c in self.checks]
-
-    def parameters(self) -> dict[str, Mapping[str, ParamSpec]]:
-        """Each check id's declared rubric parameters (none for the `.schema` checks)."""
-        return {c.id: c.params for c in self.checks}
-
-    def downstream(self, check_ids: Iterable[str]) -> list[str]:
-        """Every check that is skipped when `check_ids` do not pass: those that read the
-        artifact of a failed `<artifact>.schema` or name a failed check as prerequisite,
-        and so on, in the order the result lists them."""
-        gone = set(check_ids)
-        for chk in run_order(self.checks):
-            reads = {f"{name}.schema" for name in chk.reads}
-            if reads & gone or {c for c, _ in chk.prerequisites} & gone:
-                gone.add(chk.id)
-        return [cid for cid in self.all_check_ids() if cid in gone and cid not in set(check_ids)]
 
 
 def run_order(checks: Iterable[Check]) -> list[Check]:
@@ -204,10 +180,18 @@ def run_order(checks: Iterable[Check]) -> list[Check]:
     return ordered
 
 
+class UndeclaredArtifact(LookupError):
+    """A check asked for an artifact it did not declare: a bug of the lab's, reported as
+    the check's error (status `error`), never as the student's failure."""
+
+
 class Context:
-    """What a running check may see: its artifacts' values and its rubric parameters, the
-    bytes' digests, and the submission folder as it was named (not resolved: a link to
-    somewhere else is not that place)."""
+    """What a running check may see: the artifacts it declared (`reads`: valid, by the
+    engine's guarantee; `uses`: when valid) and its rubric parameters, the bytes' digests,
+    and the submission folder as it was named (not resolved: a link to somewhere else is
+    not that place). An artifact the check did not declare is refused
+    (`UndeclaredArtifact`): what a check depends on is what its declaration says, so the
+    engine's skips and the input digest can rely on it."""
 
     def __init__(
         self,
@@ -215,16 +199,27 @@ class Context:
         params: Mapping[str, Any],
         check_id: str,
         folder: str = "",
+        reads: Iterable[str] = (),
+        uses: Iterable[str] = (),
     ):
         self._artifacts = artifacts
         self._params = params
+        self._reads = frozenset(reads)
+        self._declared = self._reads | frozenset(uses)
         self.check_id = check_id
         self.folder = folder
         self.data: dict[str, Any] = {}
 
+    def _artifact(self, name: str, declared: frozenset[str], kind: str) -> Artifact | None:
+        if name not in declared:
+            raise UndeclaredArtifact(
+                f"check {self.check_id} asked for {name!r}, which it does not declare in {kind}"
+            )
+        return self._artifacts.get(name)
+
     def sha256(self, name: str) -> str | None:
         """The sha256 of an artifact's bytes, when its file was read."""
-        artifact = self._artifacts.get(name)
+        artifact = self._artifact(name, self._declared, "reads or uses")
         return artifact.raw.sha256 if artifact is not None and artifact.raw is not None else None
 
     def record(self, **measurements: Any) -> None:
@@ -235,15 +230,21 @@ class Context:
 
     def __getitem__(self, name: str) -> Any:
         """The value of a valid artifact the check `reads` (the engine made sure it is)."""
-        return self._artifacts[name].value
+        artifact = self._artifact(name, self._reads, "reads")
+        assert artifact is not None
+        return artifact.value
 
     def optional(self, name: str) -> Any:
-        """The value of an artifact the check `uses`, or None when it is not valid."""
-        artifact = self._artifacts.get(name)
+        """The value of an artifact the check `uses` (or reads), or None when it is not
+        valid."""
+        artifact = self._artifact(name, self._declared, "reads or uses")
         return artifact.value if artifact is not None and artifact.status == "valid" else None
 
     def at(self, name: str, pointer: str = "", line: int | None = None) -> Location:
-        return self._artifacts[name].at(pointer, line)
+        """Where a JSON pointer (or a known line) is in an artifact the check declares."""
+        artifact = self._artifact(name, self._declared, "reads or uses")
+        assert artifact is not None
+        return artifact.at(pointer, line)
 
     def param(self, name: str) -> Any:
         """A threshold from the rubric; a missing one is a rubric error, reported as such."""
@@ -253,162 +254,3 @@ class Context:
             raise KeyError(
                 f"the rubric gives check {self.check_id} no parameter {name!r}"
             ) from None
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The result of one check, still language-neutral (message ids and parameters)."""
-
-    id: str
-    status: Status
-    points: float
-    max_points: float
-    artifact: str | None
-    message_id: str | None = None
-    params: Mapping[str, Param] = field(default_factory=dict)
-    location: Location | None = None
-    expected: Param = None
-    found: Param = None
-    title_id: str = ""
-    data: Mapping[str, Any] = field(default_factory=dict)
-    cause: str | None = None
-    """For a skipped check: the check whose failure it waits for (`<artifact>.schema`
-    when a file did not load), the first link of the chain."""
-    hint_id: str | None = None
-    """The catalog id of what to do, when it is not `<id>.hint` (a file's problem)."""
-
-
-def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
-    title = "engine.schema_check.title"
-    if artifact.status == "valid":
-        return Outcome(
-            f"{artifact.name}.schema",
-            "passed",
-            points,
-            points,
-            artifact.name,
-            "engine.schema_check.valid",
-            {"file": artifact.file},
-            title_id=title,
-        )
-    first = artifact.problems[0]
-    params = dict(first.params) | {"file": artifact.file, "more": len(artifact.problems) - 1}
-    return Outcome(
-        f"{artifact.name}.schema",
-        "failed",
-        0,
-        points,
-        artifact.name,
-        first.message_id,
-        params,
-        first.location or Location(artifact.file),
-        title_id=title,
-        hint_id=f"engine.schema_hint.{first.message_id.split('.')[0]}",
-    )
-
-
-def run_checks(
-    lab: Lab,
-    artifacts: Mapping[str, Artifact],
-    rubric: Mapping[str, Mapping[str, Any]],
-    folder: str = "",
-) -> list[Outcome]:
-    """Run every enabled check in order; never raises for anything a check does."""
-    outcomes: dict[str, Outcome] = {}
-    for spec in lab.artifacts:
-        cid = f"{spec.name}.schema"
-        if rubric[cid].get("enabled", True):
-            outcomes[cid] = _schema_outcome(artifacts[spec.name], float(rubric[cid]["points"]))
-    done: dict[str, Outcome] = {}
-    for chk in run_order(lab.checks):
-        settings = rubric[chk.id]
-        if settings.get("enabled", True):
-            done[chk.id] = _run_one(chk, artifacts, settings, done, folder)
-    outcomes.update((c.id, done[c.id]) for c in lab.checks if c.id in done)
-    return list(outcomes.values())
-
-
-def _run_one(
-    chk: Check,
-    artifacts: Mapping[str, Artifact],
-    settings: Mapping[str, Any],
-    done: Mapping[str, Outcome],
-    folder: str,
-) -> Outcome:
-    points = float(settings["points"])
-    base = {
-        "id": chk.id,
-        "max_points": points,
-        "artifact": chk.artifact,
-        "title_id": f"{chk.id}.title",
-    }
-    for name in chk.reads:
-        artifact = artifacts[name]
-        if artifact.status != "valid":
-            return Outcome(
-                status="skipped",
-                points=0,
-                message_id="engine.skipped.artifact",
-                params={"file": artifact.file, "status": Term(artifact.status)},
-                cause=f"{name}.schema",
-                **base,
-            )
-    for prerequisite, kind in chk.prerequisites:
-        # a disabled prerequisite (absent from `done`) gates nothing: the instructor
-        # turned that question off
-        before = done.get(prerequisite)
-        if before is not None and before.status == "skipped":  # the same first cause
-            return dataclasses.replace(
-                before,
-                id=chk.id,
-                max_points=points,
-                artifact=chk.artifact,
-                title_id=base["title_id"],
-                data={},
-            )
-        if before is not None and before.status != "passed":
-            return Outcome(
-                status="skipped",
-                points=0,
-                message_id=f"engine.skipped.{'check' if kind == 'after' else 'unconfirmed'}",
-                params={"check": prerequisite, "title": TitleOf(prerequisite)},
-                cause=prerequisite,
-                **base,
-            )
-    ctx = Context(artifacts, settings, chk.id, folder)
-    try:
-        note = chk.run(ctx)
-    except Fail as failure:
-        return Outcome(
-            status="failed",
-            points=0,
-            message_id=f"{chk.id}.{failure.key}",
-            params=failure.params,
-            location=failure.at,
-            expected=failure.expected,
-            found=failure.found,
-            data=ctx.data,
-            **base,
-        )
-    except Exception as exc:  # a check's bug must not take the whole grade down
-        import traceback  # only a broken check pays for it
-
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
-        detail = f"{type(exc).__name__}: {exc} ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})"
-        return Outcome(
-            status="error",
-            points=0,
-            message_id="engine.error",
-            params={"detail": detail[:300]},
-            **base,
-        )
-    if note is None:
-        return Outcome(status="passed", points=points, data=ctx.data, **base)
-    return Outcome(
-        status="passed",
-        points=points,
-        message_id=f"{chk.id}.{note.key}",
-        params=note.params,
-        data=ctx.data,
-        **base,
-    )

@@ -12,12 +12,13 @@ from collections.abc import Mapping
 
 from grader import __version__
 from grader.digest import input_digest
-from grader.engine import Lab, Outcome, run_checks
 from grader.i18n import Catalog
+from grader.lab import Lab
 from grader.limits import Limits
 from grader.loading import Artifact, Read, parse, read
 from grader.problems import Location, Problem
 from grader.result import (
+    STATUSES,
     ArtifactResult,
     CheckResult,
     ProblemResult,
@@ -26,6 +27,7 @@ from grader.result import (
     Summary,
 )
 from grader.rubric import Rubric
+from grader.runner import Outcome, run_checks
 from grader.sandbox import run_confined
 
 
@@ -91,6 +93,7 @@ def load_artifacts(
     refused: Mapping[str, Problem] | None = None,
 ) -> dict[str, Artifact]:
     """Load every artifact the lab declares from `folder` (or its override path)."""
+    limits = limits.with_lab_defaults(lab.limits)
     got = read_artifacts(lab, folder, overrides, limits, refused)
     return {spec.name: parse(spec, got[spec.name], limits) for spec in lab.artifacts}
 
@@ -118,7 +121,7 @@ def submission_digest(
     """The input digest `grade` would give this submission, without grading it (for
     `--resume`); None when the folder can't be graded at all."""
     try:
-        got = read_artifacts(lab, folder, overrides or {}, rubric.make_limits(), refused)
+        got = read_artifacts(lab, folder, overrides or {}, rubric.make_limits(lab.limits), refused)
     except NotGradable:
         return None
     return digest_of(lab, rubric, Catalog(lang, ()).lang, got)
@@ -172,7 +175,9 @@ def _artifact_result(artifact: Artifact, catalog: Catalog) -> ArtifactResult:
 
 
 def catalog_for(lab: Lab, lang: str) -> Catalog:
-    return Catalog(lang, ("grader", lab.messages_package))
+    """The catalog a lab's grading speaks: the lab's own messages first, so a lab words
+    its checks and may reword any of the engine's, then the engine's."""
+    return Catalog(lang, (lab.messages_package, "grader"))
 
 
 def grade(
@@ -191,8 +196,9 @@ def grade(
     `read_artifacts`).
     """
     overrides = overrides or {}
-    limits = limits or rubric.make_limits()
-    packages = ("grader", "schemas", lab.messages_package)
+    limits = (limits or rubric.make_limits()).with_lab_defaults(lab.limits)
+    packages = ("grader", lab.messages_package)
+    roots = (lab.schemas.folder,) if lab.schemas is not None else ()
     catalog = catalog_for(lab, lang)
 
     def confined_phase() -> tuple[dict[str, Read], dict[str, Artifact], list[Outcome]]:
@@ -204,10 +210,10 @@ def grade(
             run_checks(lab, artifacts, rubric.settings(), os.path.abspath(folder)),
         )
 
-    got, artifacts, outcomes = run_confined(confined_phase, folder, overrides.values(), packages)
-    counts = {
-        s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped", "error")
-    }
+    got, artifacts, outcomes = run_confined(
+        confined_phase, folder, (*overrides.values(), *roots), packages
+    )
+    counts = {s: sum(o.status == s for o in outcomes) for s in STATUSES}
     return Result(
         grader_version=__version__,
         lab=lab.name,

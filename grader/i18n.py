@@ -1,9 +1,10 @@
 """Message catalogs: every sentence the grader shows, by id, per language.
 
-Catalogs are TOML files (`messages/<lang>.toml`) in the engine's package and in the
-lab's package; nested tables flatten to dotted ids (`[ttft.before_total] run = "..."`
-is `ttft.before_total.run`). A missing id falls back to English, then to the id itself,
-so a gap in a translation shows up as English, never as a crash.
+Catalogs are TOML files (`messages/<lang>.toml`) in the lab's package and in the
+engine's, consulted in that order (a lab words its own checks and may reword any of
+the engine's messages, which name no lab). Nested tables flatten to dotted ids
+(`[step.check] run = "..."` is `step.check.run`). A missing id falls back to English,
+then to the id itself, so a gap in a translation shows up as English, never as a crash.
 """
 
 from __future__ import annotations

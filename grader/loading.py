@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -37,12 +37,20 @@ Parser = Callable[[str, str, Limits], Parsed]
 
 @dataclass(frozen=True)
 class ArtifactSpec:
-    """One file a lab reads: its short name (the check-id prefix), file name and parser."""
+    """One file a lab reads: its short name (the check-id prefix), file name and parser,
+    and the name of the limit that caps its bytes (the engine's `file_bytes`, or one of
+    the lab's own limits).
+
+    `measure`, when given, picks from a valid file's value the measurements that reports
+    over many results need (JSON values by name); they travel in the result, as the
+    `data` of the file's `<name>.schema` check, so nothing ever reads the file again.
+    """
 
     name: str
     filename: str
     parser: Parser
-    max_bytes: Callable[[Limits], int] = lambda limits: limits.file_bytes
+    max_bytes: str = "file_bytes"
+    measure: Callable[[Any], Mapping[str, Any]] | None = None
 
 
 @dataclass
@@ -97,9 +105,9 @@ def read(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = Non
     file = spec.filename if path is None else os.path.basename(path) or path
     try:
         if path is None:
-            raw = read_file(os.path.join(folder, spec.filename), spec.max_bytes(limits))
+            raw = read_file(os.path.join(folder, spec.filename), limits[spec.max_bytes])
         else:
-            raw = read_file(path, spec.max_bytes(limits), follow=True)
+            raw = read_file(path, limits[spec.max_bytes], follow=True)
     except Refused as refusal:
         return Read(file, None, _locate(refusal.problem, file, lambda p: None), "refused")
     if raw is None:
@@ -112,8 +120,8 @@ def read(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = Non
 
 
 def _similar(folder: str, filename: str) -> str | None:
-    """A name in `folder` a student probably meant as `filename` (`TTFT.json`,
-    `ttft.json.txt`, `tfft.json`), if there is one: said in the message, never read."""
+    """A name in `folder` a student probably meant as `filename` (`Data.json`,
+    `data.json.txt`, `dtaa.json`), if there is one: said in the message, never read."""
     import difflib
 
     try:

@@ -1,7 +1,7 @@
 """Parsers for the file formats labs use: a JSON document, JSON Lines, Python source.
 
 Each returns a `Parsed` and never raises: every way a file can be wrong becomes a located
-`Problem`. Format-specific parsers (SSE streams, server logs) live in `grader.formats`.
+`Problem`. A lab's own formats live in the lab (this project's: `checks/formats/`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from grader.jsonload import JsonError, PositionMap, StrictDecoder
 from grader.limits import Limits
 from grader.loading import Parsed, Parser
 from grader.problems import Location, Problem
-from grader.schema import validate
+from grader.schema import SchemaRef
 
 
-def json_document(schema: str) -> Parser:
-    """A parser for one strict JSON document validated against `schemas/<schema>`."""
+def json_document(schema: SchemaRef) -> Parser:
+    """A parser for one strict JSON document valid against `schema` (one of the lab's)."""
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         decoder = StrictDecoder(limits.number_digits, limits.json_depth)
@@ -27,7 +27,7 @@ def json_document(schema: str) -> Parser:
         except JsonError as error:
             return Parsed(None, [error.problem])
         positions = PositionMap(text)
-        return Parsed(value, validate(schema, value), positions.line_of)
+        return Parsed(value, schema.validate(value), positions.line_of)
 
     return parse
 
@@ -35,7 +35,7 @@ def json_document(schema: str) -> Parser:
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def json_lines(schema: str) -> Parser:
+def json_lines(schema: SchemaRef) -> Parser:
     """A parser for JSON Lines: one strict JSON value per line, each valid against `schema`.
 
     Blank lines carry no record and are skipped. The value is the list of records; a
@@ -73,7 +73,7 @@ def json_lines(schema: str) -> Parser:
                 )
                 records.append(None)
             else:
-                for problem in validate(schema, value, (len(records),)):
+                for problem in schema.validate(value, (len(records),)):
                     problems.append(
                         Problem(
                             problem.message_id,
@@ -148,26 +148,15 @@ def python_source() -> Parser:
             )
         except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
             return Parsed(
-                None, [Problem("python.unparseable", {"error": type(exc).__name__}, Location(file))]
+                None,
+                [
+                    Problem(
+                        "python.unparseable",
+                        {"file": file, "error": type(exc).__name__},
+                        Location(file),
+                    )
+                ],
             )
         return Parsed(tree)
-
-    return parse
-
-
-def server_log() -> Parser:
-    """A parser for a llama-server text log: the scan of every line the lab cares about."""
-    from grader.formats.llama_log import scan_log
-
-    def parse(text: str, file: str, limits: Limits) -> Parsed:
-        log = scan_log(text, max_lines=limits.log_lines)
-        problems: list[Problem] = []
-        if not text.strip():
-            problems.append(Problem("log.empty", {}, Location(file, 1)))
-        elif log.truncated:
-            problems.append(
-                Problem("log.too_many_lines", {"limit": limits.log_lines}, Location(file))
-            )
-        return Parsed(log, problems, lambda pointer: None)
 
     return parse

@@ -49,7 +49,7 @@ def json_pointer(path: tuple[str | int, ...] | list[str | int]) -> str:
 
 
 def readable_path(path: tuple[str | int, ...] | list[str | int]) -> str:
-    """The path the way a Python programmer writes it: `runs[2].ttft_ms`."""
+    """The path the way a Python programmer writes it: `runs[2].total_ms`."""
     out = ""
     for part in path:
         if isinstance(part, int):

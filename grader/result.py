@@ -1,8 +1,11 @@
-"""The grader's result: plain dataclasses, the source of `schemas/result.schema.json`.
+"""The grader's result: plain dataclasses, the source of `grader/schemas/result.schema.json`.
 
 Every renderer (text, JSON, Gradescope, JUnit, ...) reads this object and nothing else.
 It is built from language-neutral outcomes plus a message catalog, so the same
-submission gives the same bytes for the same language.
+submission gives the same bytes for the same language. A result read back from its
+JSON (`Result.from_dict`, `Result.from_json`, `read_result`: batch --resume and rows,
+the class report, the fuzzer) is validated against the result schema first: those are
+the only readers of result JSON.
 
 Why stdlib dataclasses and not pydantic models: grading must start fast (a student runs
 it dozens of times) and importing pydantic costs more than the whole grading. The JSON
@@ -19,9 +22,14 @@ import json
 from typing import Any, Literal
 
 SCHEMA_VERSION = "1.3.0"
-SCHEMA_ID = "urn:first-token-lab:schema:result"
+SCHEMA_ID = "urn:grader:schema:result"  # the engine's, whatever the lab
 
+Status = Literal["passed", "failed", "skipped", "error"]
+"""How a check ended; `STATUSES` lists them in the order reports count them."""
+STATUSES: tuple[Status, ...] = ("passed", "failed", "skipped", "error")
 Value = str | int | float | None
+RESULT_MAX_BYTES = 64 * 1024 * 1024
+"""The largest result file a reader of results (batch --resume, the class report) reads."""
 _CONFIG = {"use_attribute_docstrings": True, "extra": "forbid"}
 
 
@@ -48,10 +56,10 @@ class CheckResult:
     __pydantic_config__ = _CONFIG
 
     id: str
-    """Stable check id, e.g. `ttft.before_total`."""
+    """Stable check id, e.g. `step.check` (`<artifact>.schema` for a file's own check)."""
     title: str
     """What the check proves, in the chosen language."""
-    status: Literal["passed", "failed", "skipped", "error"]
+    status: Status
     """Outcome; `skipped` when an input did not load, `error` when the check itself broke."""
     points: float
     max_points: float
@@ -186,6 +194,74 @@ class Result:
     def to_json(self) -> str:
         """The JSON document: stable key order, no timestamps, newline at the end."""
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Result:
+        """The result a parsed JSON document holds, once it is valid against the result
+        schema (this grader's: a field it does not know is refused); raises `NotAResult`
+        saying the first thing wrong. Valid documents take the schema's fast path."""
+        from grader.schema import RESULT_SCHEMAS
+
+        problems = RESULT_SCHEMAS.validate("result", data)
+        if problems:
+            from grader.i18n import Catalog
+
+            first = problems[0]
+            raise NotAResult(Catalog("en", ("grader",)).text(first.message_id, first.params))
+        return cls(
+            **{
+                **data,
+                "summary": Summary(**data["summary"]),
+                "checks": [_check_of(c) for c in data["checks"]],
+                "artifacts": [_artifact_of(a) for a in data["artifacts"]],
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Result:
+        """The result of a JSON text: strict JSON (no NaN, no duplicate key), then
+        `from_dict`; raises `NotAResult`."""
+        from grader.jsonload import JsonError, StrictDecoder
+
+        try:
+            data = StrictDecoder(max_digits=100, max_depth=64).decode(text.lstrip("\ufeff"), "")
+        except JsonError as exc:
+            raise NotAResult(f"not strict JSON ({exc.problem.message_id})") from None
+        return cls.from_dict(data)
+
+
+class NotAResult(ValueError):
+    """A document that is not a result; the message says the first thing wrong."""
+
+
+def _location_of(data: dict[str, Any] | None) -> ResultLocation | None:
+    return None if data is None else ResultLocation(**data)
+
+
+def _check_of(data: dict[str, Any]) -> CheckResult:
+    return CheckResult(**{**data, "location": _location_of(data.get("location"))})
+
+
+def _artifact_of(data: dict[str, Any]) -> ArtifactResult:
+    problems = [
+        ProblemResult(**{**p, "location": _location_of(p.get("location"))})
+        for p in data.get("problems", [])
+    ]
+    return ArtifactResult(**{**data, "problems": problems})
+
+
+def read_result(path: str, max_bytes: int = RESULT_MAX_BYTES) -> Result:
+    """The result in the file at `path` (UTF-8, at most `max_bytes`); raises OSError when
+    it can't be read, `NotAResult` when it is not a result."""
+    with open(path, "rb") as stream:
+        data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise NotAResult(f"larger than {max_bytes} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotAResult("not UTF-8") from None
+    return Result.from_json(text)
 
 
 def result_schema() -> dict[str, Any]:

@@ -10,7 +10,8 @@ grader (exit 2) with a sentence naming the key:
 - each check: `points` (finite, 0 to 1,000,000: NaN and infinity are not JSON and no
   platform stores them), optional `enabled` (true / false), and exactly the parameters
   the check declares (`grader.params`), each of its declared type and range;
-- `[limits]`: only the names of `grader.limits.Limits`, each a whole number from 1 up.
+- `[limits]`: only the names of the engine's limits (`grader.limits.Limits`) and the
+  lab's own (`Lab.limits`), each a whole number from 1 up.
 
 A rubric is small and read once per run; validation is plain code, no library import.
 The errors are catalog messages (`[rubric]` in grader/messages), shown in the
@@ -19,7 +20,6 @@ instructor's language by the command line; `str(error)` is English.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import hashlib
 import json
@@ -28,14 +28,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from grader.limits import Limits
+from grader.limits import ENGINE_LIMITS, Limits
 from grader.package_data import read_text
 from grader.params import POINTS, Flag, Integer, ParamSpec
 from grader.problems import Param
 from grader.tomlfile import TOMLDecodeError, loads
 
 LIMIT_SPEC = Integer(1, 1 << 53)
-_LIMIT_NAMES = tuple(f.name for f in dataclasses.fields(Limits))
 _TOP_KEYS = ("lab", "version", "limits", "checks")
 _RUBRIC_MAX_BYTES = 1 << 20
 
@@ -94,6 +93,9 @@ class Rubric:
     checks: dict[str, dict[str, Any]]
     limits: dict[str, int] = field(default_factory=dict)
     sha256: str = ""
+    lab_limits: Mapping[str, int] = field(default_factory=dict)
+    """The lab's own limits with their defaults (what `[limits]` may set beside the
+    engine's)."""
 
     def settings(self) -> dict[str, dict[str, Any]]:
         """Per check id: points, enabled and thresholds as one plain mapping."""
@@ -102,9 +104,10 @@ class Rubric:
             for cid, entry in self.checks.items()
         }
 
-    def make_limits(self) -> Limits:
-        """The size limits this rubric sets (the defaults where it is silent)."""
-        return Limits(**self.limits)
+    def make_limits(self, lab_defaults: Mapping[str, int] | None = None) -> Limits:
+        """The size limits this rubric sets (the engine's and the lab's defaults, also
+        `lab_defaults`, where it is silent)."""
+        return Limits.of(self.limits, {**self.lab_limits, **(lab_defaults or {})})
 
 
 def _shown(value: Any) -> tuple[str, str]:
@@ -191,12 +194,15 @@ def validate(
     check_ids: Sequence[str],
     params: Mapping[str, Mapping[str, ParamSpec]] | None = None,
     lab: str | None = None,
+    lab_limits: Mapping[str, int] | None = None,
 ) -> None:
     """Raise `RubricError` for the first thing wrong with the parsed rubric `data`.
 
     `params`: each check id's declared parameters (None: don't check thresholds);
-    `lab`: the lab's name, which the rubric's `lab` must equal (None: any).
+    `lab`: the lab's name, which the rubric's `lab` must equal (None: any);
+    `lab_limits`: the lab's own limits, which `[limits]` may set beside the engine's.
     """
+    limit_names = (*ENGINE_LIMITS, *(lab_limits or {}))
     for key in data:
         if key not in _TOP_KEYS:
             raise RubricError(
@@ -211,9 +217,9 @@ def validate(
         raise RubricError("rubric.wrong_lab", {"source": source, "found": data["lab"], "lab": lab})
     limits = _table(source, "limits", data.get("limits", {}))
     for key, value in limits.items():
-        if key not in _LIMIT_NAMES:
-            params = {"source": source, "key": f"limits.{key}", "known": _known(_LIMIT_NAMES)}
-            raise RubricError("rubric.unknown_limit", params, close=_close(key, _LIMIT_NAMES))
+        if key not in limit_names:
+            params = {"source": source, "key": f"limits.{key}", "known": _known(limit_names)}
+            raise RubricError("rubric.unknown_limit", params, close=_close(key, limit_names))
         _value(source, f"limits.{key}", value, LIMIT_SPEC)
     if "checks" not in data:
         raise RubricError("rubric.no_checks", {"source": source})
@@ -234,15 +240,20 @@ def parse_rubric(
     check_ids: Sequence[str],
     params: Mapping[str, Mapping[str, ParamSpec]] | None = None,
     lab: str | None = None,
+    lab_limits: Mapping[str, int] | None = None,
 ) -> Rubric:
-    """Parse and validate a rubric against the lab's check ids (and their parameters)."""
+    """Parse and validate a rubric against the lab's check ids (and their parameters,
+    its name and its own limits, when given)."""
     try:
         data = loads(text)
     except TOMLDecodeError as exc:
         raise RubricError("rubric.not_toml", {"source": source, "detail": str(exc)}) from None
-    validate(data, source, check_ids, params, lab)
+    validate(data, source, check_ids, params, lab, lab_limits)
     digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
-    return Rubric(data["lab"], data["version"], data["checks"], data.get("limits", {}), digest)
+    limits = data.get("limits", {})
+    return Rubric(
+        data["lab"], data["version"], data["checks"], limits, digest, dict(lab_limits or {})
+    )
 
 
 def read_rubric_text(path: str) -> str:
@@ -265,26 +276,36 @@ def load_rubric(
     check_ids: Sequence[str],
     params: Mapping[str, Mapping[str, ParamSpec]] | None = None,
     lab: str | None = None,
+    lab_limits: Mapping[str, int] | None = None,
 ) -> Rubric:
     """The rubric at `path`, or the lab's own (`package`/`filename`) when `path` is None."""
     if path is None:
         text = read_text(package, filename)
-        return parse_rubric(text, f"{package}/{filename}", check_ids, params, lab)
-    return parse_rubric(read_rubric_text(path), path, check_ids, params, lab)
+        return parse_rubric(text, f"{package}/{filename}", check_ids, params, lab, lab_limits)
+    return parse_rubric(read_rubric_text(path), path, check_ids, params, lab, lab_limits)
 
 
 class _Lab(Protocol):
     name: str
+    package: str
     rubric_file: str
+    limits: Mapping[str, int]
 
     def all_check_ids(self) -> list[str]: ...
 
     def parameters(self) -> dict[str, Mapping[str, ParamSpec]]: ...
 
 
-def load_lab_rubric(lab: _Lab, path: str | None, package: str) -> Rubric:
-    """The rubric of `lab` (its own from `package`, or the file at `path`), validated
-    against the lab's name, check ids and every check's declared parameters."""
+def load_lab_rubric(lab: _Lab, path: str | None = None, package: str | None = None) -> Rubric:
+    """The rubric of `lab` (its own, from its package, or the file at `path`), validated
+    against the lab's name, check ids, every check's declared parameters and its limits.
+    `package` is where the lab's own rubric is (default: the lab's package)."""
     return load_rubric(
-        path, package, lab.rubric_file, lab.all_check_ids(), lab.parameters(), lab.name
+        path,
+        package or lab.package,
+        lab.rubric_file,
+        lab.all_check_ids(),
+        lab.parameters(),
+        lab.name,
+        lab.limits,
     )

@@ -315,7 +315,8 @@ def confined(
     """Run the body with the audit hook enforcing the grading rules in this thread.
 
     `packages` are the importable packages whose files may be read (the engine's, the
-    schemas' and the lab's); `extra_reads` are files the user named (--server-log).
+    schemas' and the lab's); `extra_reads` are other files and folders that may be read:
+    the files the user named (--server-log), the lab's schema folder.
     """
     _install()
     folder = os.path.abspath(submission)

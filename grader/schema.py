@@ -1,9 +1,11 @@
-"""JSON Schema validation against the files in `schemas/`, with errors a student can read.
+"""JSON Schema validation against a lab's own schema files, with errors a student can read.
 
-The schemas are the published contract, so artifacts are validated against those very
-files (Draft 2020-12), with every schema registered under its `$id` so they can `$ref`
-each other. A validator is built once per schema per process. Each validation error
-becomes a `Problem` whose id names the kind of rule that failed (`schema.type`,
+A lab ships its formats as JSON Schemas (Draft 2020-12) in a folder of
+`<name>.schema.json` files and declares that folder as a `SchemaSet`; the engine keeps
+one registry per set, every schema registered under its `$id` so the lab's schemas can
+`$ref` each other. The engine's own result schema is one more set (`RESULT_SCHEMAS`).
+A validator is built once per schema per process. Each validation error becomes a
+`Problem` whose id names the kind of rule that failed (`schema.type`,
 `schema.required`, ...) and whose parameters are the facts of that rule, so the message
 catalogs can say it in words ("`runs[2].tokens` should be a whole number, found 64.5").
 """
@@ -13,13 +15,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Callable
-from functools import cache
+from dataclasses import dataclass
 from typing import Any
 
-from grader.package_data import package_dir, read_text
+from grader.package_data import package_dir
 from grader.problems import Location, Problem, Term, json_pointer, readable_path
 from grader.sandbox import prepared
+from grader.schema_fast import Test, Unsupported, compile_schema
 
 
 def json_type(value: Any) -> str:
@@ -39,39 +41,177 @@ def json_type(value: Any) -> str:
     return "object"
 
 
-def schema_names() -> list[str]:
-    """Names of every schema shipped in the `schemas` package (file stem before .schema)."""
-    files = os.scandir(package_dir("schemas"))
-    return sorted(
-        f.name.removesuffix(".schema.json") for f in files if f.name.endswith(".schema.json")
-    )
-
-
-@cache
-def load_schema(name: str) -> dict[str, Any]:
-    """The parsed schema file `schemas/<name>.schema.json`."""
-    text = read_text("schemas", f"{name}.schema.json")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
-
-
-def _import_jsonschema() -> tuple[Any, Any, Any]:
-    """jsonschema's validator and referencing's registry, imported (see `_validator`)."""
+def _import_jsonschema() -> tuple[Any, Any, Any, Any]:
+    """jsonschema's validator and `best_match`, referencing's registry: imported once,
+    outside the confinement (see `SchemaSet.validator`)."""
     from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
     from referencing import Registry, Resource
 
-    return Draft202012Validator, Registry, Resource
+    return Draft202012Validator, Registry, Resource, best_match
 
 
-@cache
-def _validator(name: str) -> Any:
-    # Only a rejected file needs jsonschema, and grading is confined by then: `prepared`
-    # has the import done outside the confinement, under the import guard (sandbox).
-    Draft202012Validator, Registry, Resource = prepared(_import_jsonschema)
-    registry = Registry().with_resources(
-        (load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in schema_names()
-    )
-    return Draft202012Validator(load_schema(name), registry=registry)
+MAX_PROBLEMS = 20
+"""Errors reported per validated value; a file full of errors is explained by its first
+ones, and listing 100,000 of them would cost seconds and megabytes of result."""
+
+
+class SchemaSet:
+    """The JSON Schemas in one folder (`<name>.schema.json`), as one registry.
+
+    Nothing is read until a schema is used: a lab declares its set when it is imported,
+    and `grader check` reads only the schemas of the files it validates.
+    """
+
+    def __init__(self, folder: str | None = None, *, package: str | None = None,
+                 subfolder: str = "") -> None:  # fmt: skip
+        if (folder is None) == (package is None):
+            raise ValueError("a SchemaSet is a folder or a package, not both")
+        self._folder = folder
+        self._package = package
+        self._subfolder = subfolder
+        self._schemas: dict[str, dict[str, Any]] = {}
+        self._fast: dict[str, Test] = {}
+        self._validators: dict[str, Any] = {}
+        self._by_id: dict[str, dict[str, Any]] | None = None
+
+    @classmethod
+    def of_package(cls, package: str, subfolder: str = "") -> SchemaSet:
+        """The schemas in an importable package (or a folder inside it), found without
+        importing the package."""
+        return cls(package=package, subfolder=subfolder)
+
+    @property
+    def folder(self) -> str:
+        if self._folder is None:
+            assert self._package is not None
+            self._folder = os.path.join(package_dir(self._package), self._subfolder)
+        return self._folder
+
+    def __repr__(self) -> str:
+        where = self._folder or f"{self._package}/{self._subfolder}".rstrip("/")
+        return f"SchemaSet({where!r})"
+
+    def __getitem__(self, name: str) -> SchemaRef:
+        """A reference to schema `name`, for a parser to validate with; reads nothing."""
+        return SchemaRef(self, name)
+
+    def names(self) -> list[str]:
+        """Every schema of the set (the file stem before `.schema.json`), sorted."""
+        return sorted(
+            f.name.removesuffix(".schema.json")
+            for f in os.scandir(self.folder)
+            if f.name.endswith(".schema.json")
+        )
+
+    def load(self, name: str) -> dict[str, Any]:
+        """The parsed schema file `<name>.schema.json`."""
+        if name not in self._schemas:
+            path = os.path.join(self.folder, f"{name}.schema.json")
+            with open(path, encoding="utf-8") as handle:
+                self._schemas[name] = json.load(handle)
+        return self._schemas[name]
+
+    def by_id(self) -> dict[str, dict[str, Any]]:
+        """Every schema of the set by its `$id`, for `$ref` between them."""
+        if self._by_id is None:
+            self._by_id = {self.load(n)["$id"]: self.load(n) for n in self.names()}
+        return self._by_id
+
+    def fast(self, name: str) -> Test:
+        """The fast yes/no validator of schema `name` (`grader.schema_fast`); for a schema
+        it refuses, one that sends every value to jsonschema."""
+        if name not in self._fast:
+            try:
+                self._fast[name] = compile_schema(self.load(name), self.by_id())
+            except Unsupported:
+                self._fast[name] = lambda instance: False
+        return self._fast[name]
+
+    def refusal(self, name: str) -> str | None:
+        """Why the fast path refuses schema `name` (None: it compiles)."""
+        try:
+            compile_schema(self.load(name), self.by_id())
+        except Unsupported as exc:
+            return str(exc)
+        return None
+
+    def conforms(self, name: str, instance: Any) -> bool:
+        """True when `instance` is certainly valid against schema `name`."""
+        return self.fast(name)(instance)
+
+    def validator(self, name: str) -> Any:
+        """jsonschema's validator of schema `name`, with every schema of the set registered.
+
+        Only a rejected value needs jsonschema, and grading is confined by then:
+        `prepared` has the import done outside the confinement, under the import guard.
+        """
+        if name not in self._validators:
+            Draft202012Validator, Registry, Resource, _ = prepared(_import_jsonschema)
+            registry = Registry().with_resources(
+                (sid, Resource.from_contents(schema)) for sid, schema in self.by_id().items()
+            )
+            self._validators[name] = Draft202012Validator(self.load(name), registry=registry)
+        return self._validators[name]
+
+    def validate(
+        self, name: str, instance: Any, prefix: tuple[str | int, ...] = ()
+    ) -> list[Problem]:
+        """Every way `instance` breaks schema `name`, the most useful first (see `errors`);
+        a valid value takes the fast path and imports nothing."""
+        if self.conforms(name, instance):
+            return []
+        return [_problem(e, prefix) for e in self.errors(name, instance)]
+
+    def errors(self, name: str, instance: Any) -> list[Any]:
+        """jsonschema's errors for `instance` (at most `MAX_PROBLEMS`): first the one
+        `jsonschema.exceptions.best_match` picks by its `relevance` (in place of the
+        `anyOf` it explains, when it is deeper), then the others in document order (where
+        their values are in the file; array items by index, numerically)."""
+        validator = self.validator(name)
+        best_match = prepared(_import_jsonschema)[3]
+        errors = list(itertools.islice(validator.iter_errors(instance), MAX_PROBLEMS))
+        if not errors:
+            return []
+        best = best_match(errors)
+        top = best
+        while top not in errors and top.parent is not None:  # a context error: its anyOf
+            top = top.parent
+        rest = sorted((e for e in errors if e is not top), key=lambda e: _place(instance, e))
+        return [best, *rest]
+
+
+def _place(instance: Any, error: Any) -> tuple[int, ...]:
+    """Where the value of an error is in the document: per step of its path, the key's
+    position in its object or the item's index in its array."""
+    place: list[int] = []
+    node = instance
+    for step in error.absolute_path:
+        if isinstance(node, dict) and step in node:
+            place.append(list(node).index(step))
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and step < len(node):
+            place.append(step)
+            node = node[step]
+        else:
+            place.append(1 << 62)
+            break
+    return tuple(place)
+
+
+@dataclass(frozen=True)
+class SchemaRef:
+    """One schema of a `SchemaSet`, by name: what a parser validates against."""
+
+    schemas: SchemaSet
+    name: str
+
+    def validate(self, instance: Any, prefix: tuple[str | int, ...] = ()) -> list[Problem]:
+        return self.schemas.validate(self.name, instance, prefix)
+
+
+RESULT_SCHEMAS = SchemaSet.of_package("grader", "schemas")
+"""The engine's own schema: `result` (the JSON result every lab's grading gives)."""
 
 
 def _short(value: Any) -> str:
@@ -116,130 +256,3 @@ def _problem(error: Any, prefix: tuple[str | int, ...]) -> Problem:
         kind = "other"
         params["detail"] = error.message[:200]
     return Problem(f"schema.{kind}", params, Location("", pointer=json_pointer(path)))
-
-
-MAX_PROBLEMS = 20
-"""Errors reported per validated value; a file full of errors is explained by its first
-ones, and listing 100,000 of them would cost seconds and megabytes of result."""
-
-_TYPE_TESTS = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: (
-        (isinstance(v, int) and not isinstance(v, bool))
-        or (isinstance(v, float) and v.is_integer())
-    ),
-}
-FAST_KEYWORDS = frozenset(
-    {
-        "$schema",
-        "$id",
-        "title",
-        "description",
-        "type",
-        "properties",
-        "required",
-        "items",
-        "minimum",
-        "minItems",
-        "const",
-        "$ref",
-    }
-)
-"""The keywords `conforms` understands; a test keeps every artifact schema within them."""
-
-
-def _schema_by_id() -> dict[str, dict[str, Any]]:
-    return {load_schema(n)["$id"]: load_schema(n) for n in schema_names()}
-
-
-Test = Callable[[Any], bool]
-
-
-def compile_schema(schema: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> Test:
-    """A fast yes/no validator for `schema`: closures built once, no import at all.
-
-    It understands the few keywords the artifact schemas use, with JSON Schema's meaning
-    (bool is not a number, 64.0 is an integer). The answer True means "certainly valid";
-    a schema with any other keyword always answers False, sending the value to
-    jsonschema, which also explains every failure.
-    """
-    if not FAST_KEYWORDS.issuperset(schema):
-        return lambda instance: False
-    tests: list[Test] = []
-    if "$ref" in schema:
-        target = by_id.get(schema["$ref"])
-        if target is None:
-            return lambda instance: False
-        tests.append(compile_schema(target, by_id))
-    kind = schema.get("type")
-    if kind is not None:
-        kinds = [_TYPE_TESTS[k] for k in (kind if isinstance(kind, list) else [kind])]
-        tests.append(kinds[0] if len(kinds) == 1 else lambda v: any(t(v) for t in kinds))
-    if "const" in schema:
-        const = schema["const"]
-        tests.append(lambda v: v == const and type(v) is type(const))
-    if "minimum" in schema:
-        low, is_number = schema["minimum"], _TYPE_TESTS["number"]
-        tests.append(lambda v: not is_number(v) or v >= low)
-    required = tuple(schema.get("required", ()))
-    properties = [
-        (k, compile_schema(sub, by_id)) for k, sub in schema.get("properties", {}).items()
-    ]
-    if required or properties:
-
-        def object_test(v: Any) -> bool:
-            if not isinstance(v, dict):
-                return True
-            return all(k in v for k in required) and all(
-                test(v[k]) for k, test in properties if k in v
-            )
-
-        tests.append(object_test)
-    min_items = schema.get("minItems", 0)
-    items = compile_schema(schema["items"], by_id) if "items" in schema else None
-    if min_items or items:
-
-        def array_test(v: Any) -> bool:
-            if not isinstance(v, list):
-                return True
-            return len(v) >= min_items and (items is None or all(items(x) for x in v))
-
-        tests.append(array_test)
-    if len(tests) == 1:
-        return tests[0]
-    return lambda instance: all(test(instance) for test in tests)
-
-
-def conforms(schema: dict[str, Any], instance: Any, by_id: dict[str, dict[str, Any]]) -> bool:
-    """True when `instance` is certainly valid against `schema` (see `compile_schema`)."""
-    return compile_schema(schema, by_id)(instance)
-
-
-@cache
-def _fast(name: str) -> Test:
-    return compile_schema(load_schema(name), _ids())
-
-
-@cache
-def _ids() -> dict[str, dict[str, Any]]:
-    return _schema_by_id()
-
-
-def validate(name: str, instance: Any, prefix: tuple[str | int, ...] = ()) -> list[Problem]:
-    """Every way `instance` breaks schema `name`, the most useful first.
-
-    Valid input takes the fast path (`conforms`); only invalid input pays for importing
-    jsonschema, whose errors are ordered shallow before deep and then in document order,
-    which puts "a key is missing" before the details inside its siblings, as
-    `jsonschema.best_match` would.
-    """
-    if _fast(name)(instance):
-        return []
-    errors = list(itertools.islice(_validator(name).iter_errors(instance), MAX_PROBLEMS))
-    errors.sort(key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
-    return [_problem(e, prefix) for e in errors]

@@ -117,7 +117,7 @@ def hand_typed(folder: Path) -> None:
 
 def whole_prompt_sizes(folder: Path) -> dict[int, int]:
     """prefill.json docs -> the whole prompt size the log's release lines give."""
-    from grader.formats.llama_log import scan_log
+    from checks.formats.llama_log import scan_log
 
     log = scan_log((folder / "server.log").read_text("utf-8"))
     entries = json.loads((folder / "prefill.json").read_text("utf-8"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write schemas/result.schema.json from the `Result` model (its single source)."""
+"""Write grader/schemas/result.schema.json from the `Result` model (its single source)."""
 
 import json
 import sys
@@ -10,6 +10,6 @@ sys.path.insert(0, str(ROOT))
 
 from grader.result import result_schema  # noqa: E402
 
-(ROOT / "schemas" / "result.schema.json").write_text(
+(ROOT / "grader" / "schemas" / "result.schema.json").write_text(
     json.dumps(result_schema(), indent=2, ensure_ascii=False) + "\n", "utf-8"
 )

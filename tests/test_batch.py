@@ -16,10 +16,12 @@ import pytest
 
 from checks import LAB
 from grader import grade as grade_module
-from grader.batch import Progress, main, run
+from grader.batch import run
+from grader.batch_cli import main
 from grader.batch_ids import assign_ids, safe_id
-from grader.batch_rows import COLUMNS
 from grader.grade import grade
+from grader.gradebook import COLUMNS
+from grader.progress import Progress
 from tests.conftest import CORRECT, REAL, SAMPLES, max_score
 
 FULL = max_score()

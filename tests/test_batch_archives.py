@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader import batch_archives, batch_grading
-from grader.batch import main
+from grader.batch_cli import main
 from tests.bombs import MIB, many_members_zip, zero_zip
 from tests.conftest import CORRECT, ROOT, max_score
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader import atomic, outdir
-from grader.batch import main
+from grader.batch_cli import main
 from grader.outdir import claim
 from tests.conftest import CORRECT, ROOT, max_score
 

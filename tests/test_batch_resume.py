@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader import grade as grade_module
-from grader.batch import main
+from grader.batch_cli import main
 from tests.conftest import CORRECT, REAL, ROOT, max_score
 
 FULL = f"{max_score():g}"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
-from grader.formats.chat_stream import ChatStream, chat_stream
-from grader.limits import DEFAULT_LIMITS
+from checks import LAB, SCHEMAS
+from checks.formats.chat_stream import ChatStream, chat_stream
 
-parse = chat_stream("sse_chunk")
+parse = chat_stream(SCHEMAS["sse_chunk"])
+LIMITS = LAB.default_limits()
 
 
 def chunk(delta: dict, finish: str | None = None, **extra: object) -> str:
@@ -23,7 +24,7 @@ TIMINGS = {"prompt_n": 3, "prompt_ms": 1.5, "predicted_n": 2, "predicted_ms": 9.
 
 
 def stream_of(text: str) -> tuple[ChatStream, list[str]]:
-    parsed = parse(text, "sse_raw.txt", DEFAULT_LIMITS)
+    parsed = parse(text, "sse_raw.txt", LIMITS)
     return parsed.value, [p.message_id for p in parsed.problems]
 
 
@@ -60,13 +61,13 @@ def test_reasoning_content_is_not_content() -> None:
 
 def test_data_error_object_is_the_streams_failure_with_its_line() -> None:
     text = ROLE + 'data: {"error": {"code": 500, "message": "context full"}}\n\n'
-    parsed = parse(text, "sse_raw.txt", DEFAULT_LIMITS)
+    parsed = parse(text, "sse_raw.txt", LIMITS)
     assert [(p.message_id, p.location.line) for p in parsed.problems] == [("sse.stream_error", 3)]
     assert "context full" in str(parsed.problems[0].params["detail"])
 
 
 def test_old_error_field_line_is_the_streams_failure() -> None:
-    parsed = parse(ROLE + 'error: {"message": "boom"}\n\n', "sse_raw.txt", DEFAULT_LIMITS)
+    parsed = parse(ROLE + 'error: {"message": "boom"}\n\n', "sse_raw.txt", LIMITS)
     assert [p.message_id for p in parsed.problems] == ["sse.stream_error"]
 
 
@@ -85,7 +86,7 @@ def test_data_that_is_json_but_not_an_object_is_a_schema_problem() -> None:
 
 
 def test_data_that_is_not_json_is_a_json_problem_on_its_line() -> None:
-    parsed = parse(ROLE + "data: {oops\n\n", "sse_raw.txt", DEFAULT_LIMITS)
+    parsed = parse(ROLE + "data: {oops\n\n", "sse_raw.txt", LIMITS)
     assert (
         parsed.problems[0].message_id.startswith("json.") and parsed.problems[0].location.line == 3
     )

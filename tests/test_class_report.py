@@ -1,7 +1,8 @@
 """The class report: the data behind each chart, the flags, escaping, and the page itself.
 
 The results are real: bundled samples graded by the grader, written where a batch writes
-them. Each chart's data is checked against the numbers in the samples' own files.
+them. The page is drawn from those result files alone; the lab's own section (its
+physics charts) is tested in test_report_physics.py.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import pytest
 
 from checks import LAB
 from grader import class_report as cr
-from grader.batch_rows import row_of, summary_dict
-from grader.charts import (
+from grader.batch_rows import row_of
+from grader.class_report.charts import strip_chart, xy_chart
+from grader.class_report.svg import (
     Axis,
     Mark,
     StripMark,
@@ -33,12 +35,12 @@ from grader.charts import (
     fmt,
     linear_axis,
     log_axis,
-    strip_chart,
-    xy_chart,
 )
 from grader.grade import grade, not_gradable
+from grader.gradebook import summary_dict
 from grader.i18n import Catalog, catalog_file
 from grader.problems import Problem
+from grader.result import read_result
 from tests.conftest import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,15 +69,13 @@ def sample_id(name: str) -> str:
 @pytest.fixture(scope="module")
 def out(tmp_path_factory: pytest.TempPathFactory, rubric) -> Path:
     """A batch folder: results of the samples, one ungradable submission, one result with a
-    hostile id and message, one broken file; physics.json from the sample folders."""
+    hostile id and message, one broken file."""
     root = tmp_path_factory.mktemp("class") / "out"
     results = root / "results"
     results.mkdir(parents=True)
-    folders: dict[str, Path] = {}
     for name in SAMPLE_NAMES:
         result = grade(LAB, str(SAMPLES / name), rubric, lang="en")
         (results / f"{sample_id(name)}.json").write_text(result.to_json(), "utf-8")
-        folders[sample_id(name)] = SAMPLES / name
     missing = not_gradable(
         LAB, "nowhere", rubric.version, Problem("engine.no_folder", {"folder": "nowhere"}), "en"
     )
@@ -84,11 +84,9 @@ def out(tmp_path_factory: pytest.TempPathFactory, rubric) -> Path:
     hostile["checks"][0].update(status="failed", points=0, message=HOSTILE_MESSAGE)
     hostile["score"] -= 1
     (results / f"{HOSTILE_ID}.json").write_text(json.dumps(hostile), "utf-8")
-    folders[HOSTILE_ID] = SAMPLES / "correct"
     (results / "broken.json").write_text("{not json", "utf-8")
     (results / ".tmp-1234.part").write_text("{}", "utf-8")
     (results / "notes.txt").write_text("not a result", "utf-8")
-    cr.write_physics(root, folders)
     return root
 
 
@@ -128,21 +126,31 @@ def test_results_are_read_sorted_and_bad_files_listed(data: cr.ClassData) -> Non
     assert not missing.gradable and missing.score is None and missing.format_errors
 
 
+def _broken(change):
+    def make(good: dict) -> object:
+        document = json.loads(json.dumps(good))
+        return change(document) or document
+
+    return make
+
+
 @pytest.mark.parametrize(
-    ("document", "reason"),
+    ("make", "reason"),
     [
-        ([], "not a JSON object"),
-        ({"gradable": "yes"}, "gradable"),
-        ({"gradable": True, "score": 1, "max_score": 2, "checks": [{"id": "a"}]}, "status"),
-        (
-            {"gradable": True, "score": "71", "max_score": 71, "checks": []},
-            "score is not a number",
-        ),
+        (lambda good: [], "should be a object"),
+        (_broken(lambda d: d.update(gradable="yes")), "`gradable` should be a boolean"),
+        (_broken(lambda d: d["checks"][0].pop("status") and None), '"status"'),
+        (_broken(lambda d: d.update(score="71")), "`score` should be a number"),
+        (_broken(lambda d: d["checks"][0].update(expected={"a": 1})), "checks.0..expected"),
+        (_broken(lambda d: d.update(extra=1)), 'does not allow: "extra"'),
     ],
 )
-def test_a_file_that_is_not_a_result_is_refused_with_the_reason(document, reason) -> None:
+def test_a_file_that_is_not_a_result_is_refused_with_the_reason(out: Path, make, reason) -> None:
+    """A result is read by the result model's own reader, valid against the schema."""
+    good = json.loads((out / "results" / "correct.json").read_text("utf-8"))
+    assert cr.student_of("x", good).score == good["score"]
     with pytest.raises(ValueError, match=reason):
-        cr.student_of("x", document)
+        cr.student_of("x", make(good))
 
 
 # --------------------------------------------------------------------------- chart data
@@ -197,10 +205,7 @@ def test_pass_rates_worst_first_with_the_students_who_failed(data: cr.ClassData)
 
 def test_pass_rates_agree_with_the_batch_summary(out: Path, data: cr.ClassData) -> None:
     results = out / "results"
-    rows = [
-        row_of(s.id, json.loads((results / f"{s.id}.json").read_text("utf-8")))
-        for s in data.students
-    ]
+    rows = [row_of(s.id, read_result(str(results / f"{s.id}.json"))) for s in data.students]
     summary = summary_dict([r for r in rows if r], LAB.all_check_ids(), [])
     for rate in cr.pass_rates(data.students):
         assert summary["checks"][rate.id]["pass_rate"] == pytest.approx(rate.rate, abs=1e-6)
@@ -213,56 +218,6 @@ def test_pass_rate_ties_go_to_more_failures_then_the_labs_order() -> None:
         fake("b", 1, a="skipped", b="failed", c="passed"),
     ]
     assert [r.id for r in cr.pass_rates(students)] == ["b", "a", "c"]
-
-
-def test_prefill_lines_join_each_students_points_in_order_of_docs(data: cr.ClassData) -> None:
-    lines = {line.id: line for line in cr.prefill_lines(data.students, data.physics or {})}
-    expected = [
-        (e["prompt_n"], e["ttft_ms"], e["docs"]) for e in sample_json("correct", "prefill.json")
-    ]
-    assert list(lines["correct"].points) == expected
-    assert lines["correct"].kind == "rising"
-    assert lines["prefill_zero_with_docs"].kind == "flat"
-    assert lines["cache_on_in_prefill"].kind == "cache_on"
-    assert lines["cache_on_in_prefill"].points[0][0] == 13
-    assert "zz-missing" not in lines  # not graded, no folder
-    assert "hostile__nan" in lines  # its prefill.json is fine; only cancel.json is broken
-
-
-def test_prefill_line_is_flat_when_either_number_stops_growing() -> None:
-    physics = {
-        "up": cr.Physics(
-            prefill=(cr.PrefillEntry(12, 900, 1, 900), cr.PrefillEntry(0, 30, 1, 100))
-        ),
-        "same_n": cr.Physics(
-            prefill=(cr.PrefillEntry(0, 30, 1, 100), cr.PrefillEntry(4, 30, 1, 200))
-        ),
-    }
-    lines = cr.prefill_lines([fake("up", 1), fake("same_n", 1)], physics)
-    assert [(line.id, line.kind) for line in lines] == [("up", "rising"), ("same_n", "flat")]
-    assert lines[0].points[0][2] == 0  # sorted by docs, whatever the file's order
-
-
-def test_cache_points_are_miss_against_hit(data: cr.ClassData) -> None:
-    points = {p.id: p for p in cr.cache_points(data.students, data.physics or {})}
-    cache = sample_json("correct", "cache.json")
-    assert points["correct"].first.ttft_ms == cache["first"]["ttft_ms"]
-    assert points["correct"].second.ttft_ms == cache["second"]["ttft_ms"]
-    assert points["correct"].second.prompt_n == 1 and points["correct"].ok
-    assert not points["no_cache_ram_flag"].ok
-
-
-def test_cancel_points_carry_the_idle_time_and_the_verdict(data: cr.ClassData) -> None:
-    points = {p.id: p for p in cr.cancel_points(data.students, data.physics or {})}
-    idle = {
-        n: sample_json(n, "cancel.json")["slot_idle_after_ms"]
-        for n in ("correct", "no_close_on_cancel")
-    }
-    assert points["correct"].run.slot_idle_after_ms == idle["correct"]
-    assert points["correct"].status == "freed"
-    assert points["no_close_on_cancel"].run.slot_idle_after_ms == idle["no_close_on_cancel"]
-    assert points["no_close_on_cancel"].status == "busy"
-    assert "hostile__nan" not in points  # cancel.json has NaN: no mark
 
 
 def test_integrity_flags_name_the_evidence(data: cr.ClassData) -> None:
@@ -316,77 +271,6 @@ def test_a_log_that_does_not_add_up_is_a_strong_flag() -> None:
     )
     s = dataclasses.replace(fake("s", 71), checks=(row,))
     assert [(f.key, f.strong) for f in dict(cr.integrity_flags([s]))[s]] == [("log_tampered", True)]
-
-
-# --------------------------------------------------------------------------- physics.json
-
-
-def test_physics_json_holds_what_the_folders_hold(out: Path, data: cr.ClassData) -> None:
-    document = json.loads((out / "physics.json").read_text("ascii"))
-    assert document["version"] == 1
-    assert list(document["submissions"]) == sorted(document["submissions"])
-    correct = document["submissions"]["correct"]
-    assert correct["prefill"] == sample_json("correct", "prefill.json")
-    assert correct["cache"] == sample_json("correct", "cache.json")
-    assert correct["cancel"] == sample_json("correct", "cancel.json")
-    assert document["submissions"]["hostile__nan"]["cancel"] is None
-    assert data.physics is not None and data.physics["correct"] == cr.extract_physics(
-        SAMPLES / "correct"
-    )
-    assert data.physics[HOSTILE_ID] == data.physics["correct"]
-
-
-def test_write_physics_keeps_other_entries_and_drops_ids_without_result(tmp_path: Path) -> None:
-    (tmp_path / "results").mkdir()
-    for sid in ("a", "b"):
-        (tmp_path / "results" / f"{sid}.json").write_text("{}", "utf-8")
-    cr.write_physics(tmp_path, {"a": SAMPLES / "correct", "gone": SAMPLES / "correct"})
-    cr.write_physics(tmp_path, {"b": SAMPLES / "no_close_on_cancel"})
-    physics = cr.read_physics(tmp_path)
-    assert physics is not None and sorted(physics) == ["a", "b"]
-    idle = sample_json("no_close_on_cancel", "cancel.json")["slot_idle_after_ms"]
-    assert physics["b"].cancel is not None and physics["b"].cancel.slot_idle_after_ms == idle
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "{not json",
-        '{"version": 1, "submissions": []}',
-        '{"submissions": {"a": {"prefill": NaN}}}',
-        "[]",
-    ],
-)
-def test_a_broken_physics_json_means_no_physics_data(tmp_path: Path, text: str) -> None:
-    (tmp_path / "physics.json").write_text(text, "utf-8")
-    assert cr.read_physics(tmp_path) is None
-
-
-def test_malformed_physics_entries_are_no_data() -> None:
-    physics = cr.physics_of(
-        {
-            "prefill": [{"docs": 0, "prompt_n": -3, "prompt_ms": 1, "ttft_ms": 2}],
-            "cache": {"first": {"prompt_n": 1, "ttft_ms": 2}},
-            "cancel": {
-                "max_tokens": True,
-                "received_tokens": 1,
-                "closed_at_ms": 1,
-                "slot_idle_after_ms": 1,
-            },
-        }
-    )
-    assert physics == cr.Physics(None, None, None)
-
-
-def test_extract_physics_tolerates_any_folder(tmp_path: Path) -> None:
-    assert cr.extract_physics(tmp_path / "nowhere") == cr.Physics()
-    folder = tmp_path / "s"
-    shutil.copytree(SAMPLES / "correct", folder)
-    (folder / "prefill.json").write_text('[{"docs": 0, "prompt_n": NaN}]', "utf-8")
-    (folder / "cache.json").unlink()
-    (folder / "cache.json").symlink_to(SAMPLES / "correct" / "cache.json")
-    (folder / "cancel.json").write_bytes(b"\xff\xfe{}")
-    assert cr.extract_physics(folder) == cr.Physics()
 
 
 # --------------------------------------------------------------------------- the page
@@ -486,6 +370,7 @@ def test_every_section_and_chart_is_there(page: str, data: cr.ClassData) -> None
     for section in ("scores", "checks", "physics", "integrity", "students", "who-failed",
                     "feedback", "unreadable"):  # fmt: skip
         assert f'<section id="{section}">' in page
+        assert f'<a href="#{section}">' in page  # the contents link to it
     for chart in ("chart-scores", "chart-checks", "chart-prefill", "chart-cache", "chart-cancel"):
         assert f'<svg class="chart" id="{chart}"' in page
 
@@ -493,16 +378,6 @@ def test_every_section_and_chart_is_there(page: str, data: cr.ClassData) -> None
         start = page.index(f'id="{name}"')
         return page[start : page.index("</svg>", start)]
 
-    physics = data.physics or {}
-    assert chart("chart-prefill").count('class="mark"') == len(
-        cr.prefill_lines(data.students, physics)
-    )
-    assert chart("chart-cache").count('class="mark"') == len(
-        cr.cache_points(data.students, physics)
-    )
-    assert chart("chart-cancel").count('class="mark"') == len(
-        cr.cancel_points(data.students, physics)
-    )
     assert chart("chart-checks").count('class="bar"') == len(cr.pass_rates(data.students))
     assert "@media print" in page
     assert '<table class="sortable">' in page
@@ -518,11 +393,15 @@ def test_feedback_is_rendered_as_in_the_result(page: str, data: cr.ClassData) ->
     assert "<code>prefill.json:4 (/0/prompt_n)</code>" in page
 
 
-def test_without_physics_the_page_says_how_to_get_it(tmp_path: Path, out: Path) -> None:
+def test_the_page_is_drawn_from_the_result_files_alone(tmp_path: Path, out: Path) -> None:
+    """The submissions are gone (archives extracted for the batch, a class graded last
+    year): the same results give the same page, the lab's charts too."""
     shutil.copytree(out / "results", tmp_path / "results")
+    assert cr.render_report(cr.load_class(tmp_path), "en") == cr.render_report(
+        cr.load_class(out), "en"
+    )
     page = cr.render_report(cr.load_class(tmp_path), "en")
-    assert label("en", "physics_none").split(":")[0] in page
-    assert 'id="chart-prefill"' not in page and 'id="chart-scores"' in page
+    assert 'id="chart-prefill"' in page and page.count('class="mark"') > 20
 
 
 def test_same_results_give_the_same_bytes_wherever_they_are(out: Path, tmp_path: Path) -> None:
@@ -539,9 +418,11 @@ def test_same_results_give_the_same_bytes_wherever_they_are(out: Path, tmp_path:
 
 def test_every_label_the_page_uses_is_in_the_catalog() -> None:
     """The page's words are the `[report]` table of grader/messages/<lang>.toml (whose ids
-    and placeholders test_catalogs compares across languages): every label page.py names
-    is there, and no translation is an English copy."""
-    source = (ROOT / "grader" / "class_report" / "page.py").read_text("utf-8")
+    and placeholders test_catalogs compares across languages): every label the page's
+    modules name is there, and no translation is an English copy."""
+    source = "".join(
+        p.read_text("utf-8") for p in sorted((ROOT / "grader" / "class_report").glob("*.py"))
+    )
     used = set(re.findall(r"\bt\(\s*[\"'](\w+)[\"']", source))
     used |= {"passed", "failed", "skipped", "error", "strong", "weak"}  # t(status), t(severity)
     english = catalog_file("grader", "en")
@@ -606,9 +487,7 @@ def test_the_lab_names_its_class_report_and_check_does_not_import_it() -> None:
     assert run.stdout.strip() == "[False, False]"
 
 
-def test_a_lab_without_a_class_report_gets_no_physics_and_no_flags(
-    data: cr.ClassData, out: Path, tmp_path: Path
-) -> None:
+def test_a_lab_without_a_class_report_gets_no_physics_and_no_flags(data: cr.ClassData) -> None:
     plain = dataclasses.replace(LAB, class_report=None)
     assert cr.spec_of(plain) is None
     page = cr.render_report(data, "en", plain)
@@ -616,12 +495,6 @@ def test_a_lab_without_a_class_report_gets_no_physics_and_no_flags(
     assert 'id="chart-prefill"' not in page and 'id="chart-scores"' in page
     assert label("en", "no_flags") in page
     assert cr.integrity_flags(data.students, plain) == []
-    assert cr.extract_physics(SAMPLES / "correct", plain) == cr.Physics()
-    shutil.copytree(out / "results", tmp_path / "results")
-    assert cr.write_physics(tmp_path, {"correct": SAMPLES / "correct"}, plain) is None
-    assert not (tmp_path / "physics.json").exists()
-    kinds = {line.kind for line in cr.prefill_lines(data.students, data.physics or {}, None)}
-    assert "cache_on" not in kinds  # no lab: no check colours a mark
 
 
 def test_a_spec_says_which_checks_raise_which_flag() -> None:

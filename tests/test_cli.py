@@ -14,7 +14,7 @@ import pytest
 from grader.cli import main
 from tests.conftest import CORRECT, REAL, ROOT, SAMPLES
 
-RESULT_SCHEMA = json.loads((ROOT / "schemas" / "result.schema.json").read_text("utf-8"))
+RESULT_SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -50,8 +50,14 @@ def test_exit_2_on_bad_usage(capsys) -> None:
 
 
 def test_missing_default_folder_explains_how_to_grade_a_sample(capsys, monkeypatch) -> None:
-    monkeypatch.setattr("grader.cli.DEFAULT_DIR", "/nonexistent/voice/llm")
-    code, _, err = run(capsys, "check", "/nonexistent/voice/llm")
+    import dataclasses
+
+    from checks import LAB
+    from grader import labs
+
+    moved = dataclasses.replace(LAB, default_folder="/nonexistent/voice/llm")
+    monkeypatch.setitem(labs._loaded, LAB.name, moved)
+    code, _, err = run(capsys, "check")
     assert code == 2
     assert "sample_submissions" in err and "grader check" in err
 
@@ -271,6 +277,6 @@ def test_batch_command_grades_a_folder_of_submissions_with_a_class_page(
         "role_chunk_counted.json",
     ]
     assert (tmp_path / "out" / "gradebook.csv").read_text("utf-8").startswith("id,source,score")
-    assert (tmp_path / "out" / "physics.json").is_file() and (
-        tmp_path / "out" / "report.html"
-    ).is_file()
+    page = (tmp_path / "out" / "report.html").read_text("utf-8")
+    assert 'id="chart-prefill"' in page  # the lab's charts, from the results alone
+    assert not (tmp_path / "out" / "physics.json").exists()

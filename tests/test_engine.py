@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 import pytest
 
 from checks import LAB
-from grader.engine import Check, Fail, Lab, check, run_checks
+from grader.engine import Check, Fail, check
 from grader.grade import grade, load_artifacts
+from grader.lab import Lab
 from grader.limits import DEFAULT_LIMITS
 from grader.rubric import RubricError, load_rubric, parse_rubric
+from grader.runner import run_checks
 from tests.conftest import CORRECT, ROOT, SAMPLES, check_of, statuses
 
 RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 
 
 def lab_with(*extra: Check) -> Lab:
-    return Lab(
-        LAB.name, LAB.artifacts, (*LAB.checks, *extra), LAB.rubric_file, LAB.messages_package
-    )
+    return dataclasses.replace(LAB, checks=(*LAB.checks, *extra))
 
 
 def settings_for(lab: Lab, **extra_points: float) -> dict:
@@ -121,9 +123,18 @@ def test_a_missing_rubric_threshold_is_an_error_on_that_check_only() -> None:
 
 
 def test_grader_package_does_not_import_the_lab() -> None:
+    """No module of the engine names a lab; only grader/labs.py imports one, by the name
+    an entry point (or the command line) gives."""
+    importing = []
     for path in (ROOT / "grader").rglob("*.py"):
-        if path.name != "cli.py":  # the command line picks the lab to run
-            assert "from checks" not in path.read_text("utf-8"), path
+        text = path.read_text("utf-8")
+        assert not re.search(r"^\s*(from|import) checks\b", text, re.M), path
+        if "import_module(" in text:
+            importing.append(path.relative_to(ROOT).as_posix())
+    assert importing == ["grader/labs.py", "grader/render/__init__.py"]
+    from grader.render import FORMATS  # the renderers, imported by their engine name
+
+    assert all(module.startswith("grader.render.") for module in FORMATS.values())
 
 
 def test_rubric_limits_table_changes_a_size_cap() -> None:
@@ -241,3 +252,48 @@ def test_recorded_measurements_reach_the_result_even_when_the_check_fails() -> N
     )
     result = grade(lab, str(CORRECT), rubric)
     assert check_of(result, "demo.records").data == {"p50": 222.796}
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        lambda ctx: ctx["ttft"],  # declared nowhere
+        lambda ctx: ctx["prefill"],  # only used: its value may be None, ask optional()
+        lambda ctx: ctx.optional("ttft"),
+        lambda ctx: ctx.at("ttft", "/runs"),
+        lambda ctx: ctx.sha256("ttft"),
+    ],
+)
+def test_an_artifact_a_check_did_not_declare_is_refused(ask) -> None:
+    """What a check depends on is what it declares: the skips rely on it."""
+
+    @check("demo.sneaky", reads=("health",), uses=("prefill",))
+    def sneaky(ctx):
+        ask(ctx)
+
+    by_id = _outcomes(lab_with(sneaky), CORRECT, **{"demo.sneaky": 1})
+    assert by_id["demo.sneaky"].status == "error"
+    assert "does not declare" in str(by_id["demo.sneaky"].params["detail"])
+
+
+def test_what_a_check_declares_it_may_ask_for() -> None:
+    @check("demo.declared", reads=("health",), uses=("prefill", "ttft"))
+    def declared(ctx):
+        assert ctx["health"]["status"] == "ok" and ctx.optional("prefill")
+        assert ctx.at("ttft", "/runs").file == "ttft.json" and ctx.sha256("health")
+
+    by_id = _outcomes(lab_with(declared), CORRECT, **{"demo.declared": 1})
+    assert by_id["demo.declared"].status == "passed"
+
+
+@pytest.mark.parametrize(
+    ("declaration", "words"),
+    [
+        ({"reads": "ttft"}, "not the string"),
+        ({"reads": ("ttft",), "after": ("demo.self",)}, "itself"),
+        ({"reads": ("ttft",), "uses": ("ttft",)}, "both reads and uses"),
+    ],
+)
+def test_a_misdeclared_check_fails_when_it_is_declared(declaration, words: str) -> None:
+    with pytest.raises((TypeError, ValueError), match=words):
+        check("demo.self", **declaration)

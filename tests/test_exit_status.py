@@ -12,10 +12,11 @@ import pytest
 
 import checks
 from checks import LAB
+from grader import labs
 from grader.cli import main
 from tests.conftest import CORRECT, ROOT, SAMPLES
 
-RESULT_SCHEMA = json.loads((ROOT / "schemas" / "result.schema.json").read_text("utf-8"))
+RESULT_SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
 
 
 def _crash(ctx: object) -> None:
@@ -28,7 +29,9 @@ def crashing_lab(monkeypatch: pytest.MonkeyPatch) -> None:
     replaced = tuple(
         dataclasses.replace(c, run=_crash) if c.id == "ttft.medians" else c for c in LAB.checks
     )
-    monkeypatch.setattr(checks, "LAB", dataclasses.replace(LAB, checks=replaced))
+    crashing = dataclasses.replace(LAB, checks=replaced)
+    monkeypatch.setattr(checks, "LAB", crashing)
+    monkeypatch.setitem(labs._loaded, LAB.name, crashing)  # what `--lab first-token` loads
 
 
 def check(capsys: pytest.CaptureFixture[str], folder: object, *args: str) -> tuple[int, str]:

@@ -1,36 +1,20 @@
-"""A short, fixed-seed run of the mutation fuzzer (`scripts/fuzz.py`), in this process.
+"""A short, fixed-seed run of the mutation fuzzer (`grader.fuzzing` with this lab's
+`checks.mutators:TARGET`; `scripts/fuzz.py` is its command line), in this process.
 
 Every mutant of the real captures must grade without an exception escaping, to a result
-valid against `schemas/result.schema.json`, with the same bytes when graded twice. Speed
-is what the script reports; nothing here asserts timings.
+valid against `grader/schemas/result.schema.json`, with the same bytes when graded
+twice. Speed is what the script reports; nothing here asserts timings.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
-import pytest
+from checks.mutators import TARGET
+from grader.fuzzing import make_case, run_in_process
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "fuzz.py"
 SEED = 20261130
 CASES = 300
-
-
-def _load_fuzz() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fuzz_script", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def fuzz() -> ModuleType:
-    return _load_fuzz()
 
 
 def _explain(summary, kind: str) -> str:
@@ -42,21 +26,27 @@ def _explain(summary, kind: str) -> str:
     )
 
 
-def test_mutants_are_generated_deterministically(fuzz: ModuleType) -> None:
-    seeds = fuzz.load_seeds()
+def test_mutants_are_generated_deterministically() -> None:
+    seeds = TARGET.seeds()
     assert len(seeds) >= 5  # the real captures at the top of sample_submissions/
     assert "derived" not in seeds
     for index in (0, 1, 7, 123):
-        first = fuzz.make_case(seeds, SEED, index)
-        again = fuzz.make_case(seeds, SEED, index)
+        first = make_case(TARGET, seeds, SEED, index)
+        again = make_case(TARGET, seeds, SEED, index)
         assert first == again
-    assert fuzz.make_case(seeds, SEED, 1) != fuzz.make_case(seeds, SEED + 1, 1)
+    assert make_case(TARGET, seeds, SEED, 1) != make_case(TARGET, seeds, SEED + 1, 1)
+
+
+def test_the_lab_adds_its_own_mutations_after_the_generic_ones() -> None:
+    names = [m.name for m in TARGET.mutations]
+    assert names.index("byte_flip") < names.index("json_type_swap") < names.index("log_garbage")
+    assert {"sse_done_to_middle", "py_signature", "log_delete_cancel"} <= set(names)
 
 
 def test_fixed_seed_sample_has_no_crash_invalid_or_nondeterministic_result(
-    fuzz: ModuleType, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    summary = fuzz.run_in_process(CASES, SEED, out=tmp_path / "failures")
+    summary = run_in_process(TARGET, CASES, SEED, out=tmp_path / "failures")
     assert summary.cases == CASES
     assert summary.crashes == 0, _explain(summary, "crash")
     assert summary.invalid == 0, _explain(summary, "invalid")

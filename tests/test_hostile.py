@@ -7,18 +7,14 @@ stalling the suite; how fast each really is, is measured by `bench/`, not assert
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from pathlib import Path
 
 import pytest
 
+from tests import hostile_cases
 from tests.conftest import CORRECT, ROOT, assert_verdict, check_of
-
-_spec = importlib.util.spec_from_file_location("make_hostile", ROOT / "scripts" / "make_hostile.py")
-assert _spec and _spec.loader
-make_hostile = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_hostile)
+from tests.verdicts import verdict
 
 
 def graded_without_hanging(grade_folder, folder: Path):
@@ -30,18 +26,18 @@ def graded_without_hanging(grade_folder, folder: Path):
     return box[0]
 
 
-@pytest.mark.parametrize("name", sorted(make_hostile.RUNTIME_CASES))
+@pytest.mark.parametrize("name", sorted(hostile_cases.RUNTIME_CASES))
 def test_runtime_hostile_case_gets_its_verdict(name: str, grade_folder, tmp_path: Path) -> None:
-    _, mutation, must, may = make_hostile.RUNTIME_CASES[name]
+    _, mutation, must, may = hostile_cases.RUNTIME_CASES[name]
     # built from a capture that is no published sample: a copy of one is caught as such
-    folder = make_hostile.build(tmp_path / name, mutation, CORRECT)
+    folder = hostile_cases.build(tmp_path / name, mutation, CORRECT)
     result = graded_without_hanging(grade_folder, folder)
-    assert_verdict(result, make_hostile.verdict(must, may))
+    assert_verdict(result, verdict(must, may))
     for check_id in must:
         assert check_of(result, check_id).message  # a specific message, not just a status
 
 
 def test_every_hostile_case_is_documented_in_the_readme() -> None:
     readme = (ROOT / "sample_submissions" / "hostile" / "README.md").read_text("utf-8")
-    for name in [*make_hostile.CASES, *make_hostile.RUNTIME_CASES]:
+    for name in [*hostile_cases.CASES, *hostile_cases.RUNTIME_CASES]:
         assert f"`{name}`" in readme

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.formats.llama_log import scan_log
+from checks.formats.llama_log import scan_log
 from tests.conftest import CORRECT, ROOT, statuses
 
 ERAS = ROOT / "tests" / "data" / "eras"

@@ -24,7 +24,7 @@ RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 
 
 def lab_rubric(text: str):
-    return parse_rubric(text, "r.toml", LAB.all_check_ids(), LAB.parameters(), LAB.name)
+    return parse_rubric(text, "r.toml", LAB.all_check_ids(), LAB.parameters(), LAB.name, LAB.limits)
 
 
 def refusal(text: str) -> str:
@@ -156,7 +156,11 @@ def _params_read(path: Path) -> dict[str, set[str]]:
         ids = [
             d.args[0].value
             for d in node.decorator_list
-            if isinstance(d, ast.Call) and d.args and isinstance(d.args[0], ast.Constant)
+            if isinstance(d, ast.Call)
+            and isinstance(d.func, ast.Name)
+            and d.func.id == "check"  # @check("id", ...), not another decorator
+            and d.args
+            and isinstance(d.args[0], ast.Constant)
         ]
         names = {
             call.args[0].value
@@ -186,3 +190,20 @@ def test_a_good_rubric_loads_without_importing_pydantic() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_a_limit_the_lab_declares_is_set_in_the_rubric_like_the_engines() -> None:
+    from grader.grade import grade
+
+    text = replaced('version = "2026.12"', 'version = "2026.12"\n[limits]\nlog_lines = 10')
+    rubric = lab_rubric(text)
+    assert rubric.make_limits()["log_lines"] == 10
+    assert rubric.make_limits()["sse_events"] == LAB.limits["sse_events"]  # the lab's default
+    result = grade(LAB, str(CORRECT), rubric)
+    log = next(a for a in result.artifacts if a.name == "log")
+    assert [p.message_id for p in log.problems] == ["log.too_many_lines"]
+
+
+def test_a_misspelt_lab_limit_is_refused_with_the_labs_name() -> None:
+    text = replaced('version = "2026.12"', 'version = "2026.12"\n[limits]\nlog_line = 10')
+    assert "limits.log_line" in refusal(text) and "log_lines" in refusal(text)

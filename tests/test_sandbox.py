@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.engine import Check, Lab, check
+from grader.engine import Check, check
 from grader.grade import grade
 from grader.rubric import load_lab_rubric, parse_rubric
 from grader.sandbox import SandboxViolation, confined
@@ -23,7 +24,7 @@ RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 
 
 def grade_with(extra: Check, folder: Path = CORRECT):
-    lab = Lab(LAB.name, LAB.artifacts, (*LAB.checks, extra), LAB.rubric_file, LAB.messages_package)
+    lab = dataclasses.replace(LAB, checks=(*LAB.checks, extra))
     text = RUBRIC_TEXT + f'\n[checks."{extra.id}"]\npoints = 1\n'
     return grade(lab, str(folder), parse_rubric(text, "r.toml", lab.all_check_ids()))
 
@@ -137,7 +138,7 @@ except Exception:
 with open(MARK, "w") as out:  # write outside the submission
     out.write("pwned")
 import grader.grade as grade  # patch the engine to forge full marks
-from grader.engine import Outcome
+from grader.runner import Outcome
 
 def forged(lab, artifacts, rubric):
     return [Outcome(cid, "passed", 1.0, 1.0, None) for cid in lab.all_check_ids()]
@@ -256,7 +257,7 @@ def test_a_good_submission_still_grades_without_importing_jsonschema() -> None:
 def test_what_the_confined_phase_needs_is_imported_outside_it(submission: Path) -> None:
     """Explaining a bad file needs jsonschema: it is prepared outside the confinement,
     and grading runs again, instead of importing while confined."""
-    from grader import sandbox, schema
+    from grader import sandbox
 
     (submission / "props.json").write_text('{"default_generation_settings": 1}', "utf-8")
     seen: list[bool] = []
@@ -267,7 +268,7 @@ def test_what_the_confined_phase_needs_is_imported_outside_it(submission: Path) 
         return real(func, folder)
 
     sandbox._prepared.clear()
-    schema._validator.cache_clear()
+    LAB.schemas._validators.clear()
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(sandbox, "_prepare", spy)

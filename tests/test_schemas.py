@@ -11,26 +11,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from checks import SCHEMAS
 from checks.models import SCHEMA_OF
 from grader.result import result_schema
-from grader.schema import load_schema, schema_names, validate
+from grader.schema import RESULT_SCHEMAS
 from tests.conftest import CORRECT, ROOT
 
 
-@pytest.mark.parametrize("name", schema_names())
-def test_schema_is_valid_draft_2020_12(name: str) -> None:
-    Draft202012Validator.check_schema(load_schema(name))
+@pytest.mark.parametrize(
+    ("schemas", "name"),
+    [(SCHEMAS, n) for n in SCHEMAS.names()] + [(RESULT_SCHEMAS, n) for n in RESULT_SCHEMAS.names()],
+)
+def test_schema_is_valid_draft_2020_12(schemas, name: str) -> None:
+    Draft202012Validator.check_schema(schemas.load(name))
 
 
 def test_result_schema_file_is_generated_from_the_result_model() -> None:
-    on_disk = json.loads((ROOT / "schemas" / "result.schema.json").read_text("utf-8"))
+    on_disk = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
     assert on_disk == result_schema(), "run: python scripts/write_result_schema.py"
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMA_OF))
 def test_typed_model_has_the_schemas_keys(name: str) -> None:
     model = SCHEMA_OF[name]
-    schema = load_schema(name)
+    schema = SCHEMAS.load(name)
     assert set(typing.get_type_hints(model)) == set(schema["properties"])
     assert set(model.__required_keys__) == set(schema["required"])  # type: ignore[attr-defined]
 
@@ -54,20 +58,20 @@ def _ttft() -> dict:
 def test_ttft_schema_rejects_what_the_lab_rules_out(change, message_id: str) -> None:
     data = _ttft()
     change(data)
-    assert [p.message_id for p in validate("ttft", data)][:1] == [message_id]
+    assert [p.message_id for p in SCHEMAS.validate("ttft", data)][:1] == [message_id]
 
 
 def test_bool_is_not_accepted_as_a_number() -> None:
     data = _ttft()
     data["ttft_p50"] = True
-    problems = validate("ttft", data)
+    problems = SCHEMAS.validate("ttft", data)
     assert problems and problems[0].params["found_type"] == "boolean"
 
 
 def test_schema_problem_names_the_readable_path() -> None:
     data = _ttft()
     data["runs"][2]["tokens"] = "64"
-    problem = validate("ttft", data)[0]
+    problem = SCHEMAS.validate("ttft", data)[0]
     assert problem.params["path"] == "runs[2].tokens"
     assert problem.location is not None and problem.location.pointer == "/runs/2/tokens"
 
@@ -75,39 +79,22 @@ def test_schema_problem_names_the_readable_path() -> None:
 def test_props_accepts_keys_a_newer_server_adds() -> None:
     props = json.loads((CORRECT / "props.json").read_text("utf-8"))
     newer = copy.deepcopy(props) | {"some_future_key": {"x": 1}}
-    assert validate("props", newer) == []
+    assert SCHEMAS.validate("props", newer) == []
 
 
 def test_sse_chunk_accepts_reasoning_content_and_usage_chunks() -> None:
     assert (
-        validate("sse_chunk", {"choices": [{"index": 0, "delta": {"reasoning_content": "hm"}}]})
+        SCHEMAS.validate(
+            "sse_chunk", {"choices": [{"index": 0, "delta": {"reasoning_content": "hm"}}]}
+        )
         == []
     )
     assert (
-        validate(
+        SCHEMAS.validate(
             "sse_chunk", {"choices": [], "usage": {"prompt_tokens": 3}, "timings": {"prompt_n": 3}}
         )
         == []
     )
-
-
-def _keywords(schema: object) -> set[str]:
-    if isinstance(schema, dict):
-        found = set(schema)
-        for key, value in schema.items():
-            if key == "properties":
-                found |= {k for sub in value.values() for k in _keywords(sub)}
-            elif key in ("items",):
-                found |= _keywords(value)
-        return found
-    return set()
-
-
-@pytest.mark.parametrize("name", [n for n in schema_names() if n != "result"])
-def test_artifact_schema_uses_only_keywords_the_fast_path_understands(name: str) -> None:
-    from grader.schema import FAST_KEYWORDS
-
-    assert _keywords(load_schema(name)) <= FAST_KEYWORDS
 
 
 _values = st.recursive(
@@ -147,21 +134,17 @@ _values = st.recursive(
 
 
 @settings(max_examples=300, deadline=None)
-@given(name=st.sampled_from([n for n in schema_names() if n != "result"]), value=_values)
+@given(name=st.sampled_from(SCHEMAS.names()), value=_values)
 def test_fast_path_never_accepts_what_jsonschema_rejects(name: str, value: object) -> None:
-    from grader.schema import _ids, _validator, conforms
-
-    if conforms(load_schema(name), value, _ids()):
-        assert list(_validator(name).iter_errors(value)) == []
+    if SCHEMAS.conforms(name, value):
+        assert list(SCHEMAS.validator(name).iter_errors(value)) == []
 
 
 @pytest.mark.parametrize("folder", ["correct", "no_close_on_cancel"])
 def test_fast_path_accepts_the_real_captures(folder: str) -> None:
-    from grader.schema import _ids, conforms
-
     for name, file in (("ttft", "ttft.json"), ("cache", "cache.json"), ("props", "props.json")):
         value = json.loads((ROOT / "sample_submissions" / folder / file).read_text("utf-8"))
-        assert conforms(load_schema(name), value, _ids())
+        assert SCHEMAS.conforms(name, value)
 
 
 def test_result_schema_version_has_a_changelog_entry() -> None:
@@ -169,3 +152,30 @@ def test_result_schema_version_has_a_changelog_entry() -> None:
 
     changelog = (ROOT / "docs" / "result-schema-changelog.md").read_text("utf-8")
     assert f"## {SCHEMA_VERSION} " in changelog
+
+
+def test_errors_after_the_best_one_are_in_document_order_indexes_numerically() -> None:
+    data = _ttft()
+    data["runs"] = [dict(data["runs"][0]) for _ in range(12)]
+    for index in (10, 2, 11):
+        data["runs"][index]["tokens"] = "many"
+    problems = SCHEMAS.validate("ttft", data)
+    pointers = [p.location.pointer for p in problems if p.location]
+    assert sorted(pointers[1:], key=lambda p: int(p.split("/")[2])) == pointers[1:]
+    assert set(pointers) == {"/runs/2/tokens", "/runs/10/tokens", "/runs/11/tokens"}
+
+
+def test_the_first_error_is_jsonschemas_best_match() -> None:
+    from jsonschema.exceptions import best_match
+
+    data = _ttft()
+    data.pop("total_p50")
+    data["runs"][0]["tokens"] = "many"
+    data["ttft_p50"] = "fast"
+    problems = SCHEMAS.validate("ttft", data)
+    best = best_match(SCHEMAS.validator("ttft").iter_errors(data))
+    assert problems[0].message_id == f"schema.{best.validator}"
+    assert problems[0].location.pointer == "".join(f"/{p}" for p in best.absolute_path)
+    rest = [p.location.pointer for p in problems[1:]]
+    order = {"": 0, "/runs/0/tokens": 1, "/ttft_p50": 2}  # the file's keys: runs, ttft_p50
+    assert rest == sorted(rest, key=lambda p: order[p or ""])

@@ -21,7 +21,7 @@ def test_every_check_is_broken_by_some_sample() -> None:
     from checks import LAB
 
     named = {i for e in EXPECTED.values() for g in e.get("must_fail", []) for i in g.split("|")}  # type: ignore[union-attr]
-    from tests.test_hostile import make_hostile  # cases built at run time (FIFOs, links, ...)
+    from tests.hostile_cases import RUNTIME_CASES  # built at run time (FIFOs, links, ...)
 
-    named |= {i for _, _, must, _ in make_hostile.RUNTIME_CASES.values() for i in must}
+    named |= {i for _, _, must, _ in RUNTIME_CASES.values() for i in must}
     assert [cid for cid in LAB.all_check_ids() if cid not in named] == []

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.class_report.results import CheckRow, Student
-from grader.class_report.spec import DEFAULT_LAB, FlagRule, spec_of
+from grader.class_report.spec import INSTALLED, FlagRule, spec_of
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def flags_of(student: Student, rules: Iterable[FlagRule]) -> tuple[Flag, ...]:
 
 
 def integrity_flags(
-    students: Sequence[Student], lab: Any = DEFAULT_LAB
+    students: Sequence[Student], lab: Any = INSTALLED
 ) -> list[tuple[Student, tuple[Flag, ...]]]:
     """The students with at least one flag by the lab's rules (`lab`: a `Lab`, its
     "package:attribute" name or its `ClassReportSpec`): most strong flags first, then by

@@ -1,6 +1,7 @@
-"""Reading a batch's `results/<id>.json` strictly, into what the page shows of each student.
+"""Reading a batch's `results/<id>.json` into what the page shows of each student.
 
-One grader result per submission (the id is the file stem). `gradebook.csv` and
+One grader result per submission (the id is the file stem), read by `read_result` (the
+result model's reader: strict JSON, valid against the result schema). `gradebook.csv` and
 `summary.json` are not read: everything is computed from the results. A file there that
 is not a readable result becomes an `Unreadable` with the reason, left out of everything
 else. Hidden files and anything but regular `.json` files are ignored.
@@ -8,15 +9,20 @@ else. Hidden files and anything but regular `.json` files are ignored.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LANGUAGES = ("en", "ja", "ko", "zh")
-STATUSES = ("passed", "failed", "skipped", "error")
-RESULT_MAX_BYTES = 64 * 1024 * 1024
+from grader.i18n import LANGUAGES
+from grader.result import (
+    ArtifactResult,
+    CheckResult,
+    NotAResult,
+    Result,
+    ResultLocation,
+    read_result,
+)
 
 
 @dataclass(frozen=True)
@@ -78,26 +84,6 @@ class Unreadable:
     reason: str
 
 
-class BadShape(ValueError):
-    """A file (a result, physics.json) has the wrong shape."""
-
-
-def text_of(value: Any, what: str, *, optional: bool = True) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise BadShape(f"{what} is not a string")
-    return value
-
-
-def number_of(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadShape(f"{what} is not a number")
-    if not math.isfinite(value):
-        raise BadShape(f"{what} is not finite")
-    return float(value)
-
-
 def _value_text(value: Any) -> str | None:
     """`expected` / `found` as shown: numbers without float noise, strings as they are."""
     if value is None:
@@ -111,128 +97,77 @@ def _value_text(value: Any) -> str | None:
     return str(value)
 
 
-def _where(location: Any) -> str:
+def _where(location: ResultLocation | None) -> str:
     """`file:line (pointer)`, as the text report writes it."""
-    if not isinstance(location, dict) or not isinstance(location.get("file"), str):
+    if location is None:
         return ""
-    out = location["file"]
-    line = location.get("line")
-    if isinstance(line, int) and not isinstance(line, bool):
-        out += f":{line}"
-    if isinstance(location.get("pointer"), str) and location["pointer"]:
-        out += f" ({location['pointer']})"
+    out = location.file
+    if location.line is not None:
+        out += f":{location.line}"
+    if location.pointer:
+        out += f" ({location.pointer})"
     return out
 
 
-def _check_row(data: Any, index: int) -> CheckRow:
-    if not isinstance(data, dict):
-        raise BadShape(f"checks[{index}] is not an object")
-    check_id = text_of(data.get("id"), f"checks[{index}].id", optional=False)
-    status = data.get("status")
-    if status not in STATUSES:
-        raise BadShape(f"checks[{index}].status is not one of {', '.join(STATUSES)}")
-    for key in ("expected", "found"):
-        if isinstance(data.get(key), (dict, list)):
-            raise BadShape(f"checks[{index}].{key} is not a plain value")
-    measurements = data.get("data", {})
-    if not isinstance(measurements, dict):
-        raise BadShape(f"checks[{index}].data is not an object")
+def _check_row(check: CheckResult) -> CheckRow:
     return CheckRow(
-        id=check_id or "",
-        title=text_of(data.get("title"), f"checks[{index}].title") or check_id or "",
-        status=status,
-        points=number_of(data.get("points"), f"checks[{index}].points"),
-        max_points=number_of(data.get("max_points"), f"checks[{index}].max_points"),
-        message=text_of(data.get("message"), f"checks[{index}].message"),
-        hint=text_of(data.get("hint"), f"checks[{index}].hint"),
-        explanation=text_of(data.get("explanation"), f"checks[{index}].explanation"),
-        where=_where(data.get("location")),
-        expected=_value_text(data.get("expected")),
-        found=_value_text(data.get("found")),
-        message_id=text_of(data.get("message_id"), f"checks[{index}].message_id"),
-        data=measurements,
+        id=check.id,
+        title=check.title or check.id,
+        status=check.status,
+        points=float(check.points),
+        max_points=float(check.max_points),
+        message=check.message,
+        hint=check.hint,
+        explanation=check.explanation,
+        where=_where(check.location),
+        expected=_value_text(check.expected),
+        found=_value_text(check.found),
+        message_id=check.message_id,
+        data=dict(check.data),
     )
 
 
-def _digests(artifacts: Any) -> dict[str, str]:
-    """Artifact name -> sha256 of every artifact whose file was read."""
-    out: dict[str, str] = {}
-    for artifact in artifacts if isinstance(artifacts, list) else []:
-        if isinstance(artifact, dict):
-            name, sha = artifact.get("name"), artifact.get("sha256")
-            if isinstance(name, str) and isinstance(sha, str):
-                out[name] = sha
-    return out
-
-
-def _file_problems(artifacts: Any) -> tuple[str, ...]:
+def _file_problems(artifacts: list[ArtifactResult]) -> tuple[str, ...]:
     """`file:line: message` of every problem of every artifact that did not load."""
-    out: list[str] = []
-    for artifact in artifacts if isinstance(artifacts, list) else []:
-        if not isinstance(artifact, dict) or artifact.get("status") == "valid":
-            continue
-        for problem in artifact.get("problems") or []:
-            if isinstance(problem, dict) and isinstance(problem.get("message"), str):
-                where = _where(problem.get("location")) or str(artifact.get("file", ""))
-                out.append(f"{where}: {problem['message']}")
-    return tuple(out)
+    return tuple(
+        f"{_where(problem.location) or artifact.file}: {problem.message}"
+        for artifact in artifacts
+        if artifact.status != "valid"
+        for problem in artifact.problems
+    )
+
+
+def student_from(result_id: str, result: Result) -> Student:
+    """What the page shows of one result."""
+    return Student(
+        id=result_id,
+        gradable=result.gradable,
+        score=float(result.score) if result.gradable else None,
+        max_score=float(result.max_score) if result.gradable else None,
+        checks=tuple(_check_row(c) for c in result.checks),
+        format_errors=tuple(result.format_errors),
+        file_problems=_file_problems(result.artifacts),
+        language=result.language if result.language in LANGUAGES else "en",
+        submission=result.submission,
+        lab=result.lab,
+        grader_version=result.grader_version,
+        rubric_version=result.rubric_version,
+        digests={a.name: a.sha256 for a in result.artifacts if a.sha256},
+    )
 
 
 def student_of(result_id: str, data: Any) -> Student:
-    """A `Student` from a parsed result; raises ValueError when it is not a result."""
-    if not isinstance(data, dict):
-        raise BadShape("not a JSON object")
-    gradable = data.get("gradable")
-    if not isinstance(gradable, bool):
-        raise BadShape("no boolean `gradable`")
-    checks = data.get("checks", [])
-    if not isinstance(checks, list):
-        raise BadShape("`checks` is not a list")
-    errors = data.get("format_errors") or []
-    if not isinstance(errors, list):
-        raise BadShape("`format_errors` is not a list")
-    rows = tuple(_check_row(c, i) for i, c in enumerate(checks))
-    score = number_of(data.get("score"), "score") if gradable else None
-    max_score = number_of(data.get("max_score"), "max_score") if gradable else None
-    language = data.get("language")
-    return Student(
-        id=result_id,
-        gradable=gradable,
-        score=score,
-        max_score=max_score,
-        checks=rows,
-        format_errors=tuple(str(e) for e in errors),
-        file_problems=_file_problems(data.get("artifacts")),
-        language=language if language in LANGUAGES else "en",
-        submission=str(data.get("submission") or ""),
-        lab=str(data.get("lab") or ""),
-        grader_version=str(data.get("grader_version") or ""),
-        rubric_version=str(data.get("rubric_version") or ""),
-        digests=_digests(data.get("artifacts")),
-    )
+    """A `Student` from a parsed result (`Result.from_dict`); raises `NotAResult`, a
+    ValueError, when it is not a result."""
+    return student_from(result_id, Result.from_dict(data))
 
 
-def read_json(path: Path, max_bytes: int) -> Any:
-    """A strict JSON document (no NaN, no duplicate keys) of at most `max_bytes`."""
-    from grader.jsonload import JsonError, StrictDecoder
-
-    with open(path, "rb") as stream:
-        data = stream.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise BadShape(f"larger than {max_bytes} bytes")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadShape("not UTF-8") from exc
-    try:
-        return StrictDecoder(max_digits=100, max_depth=64).decode(text.lstrip("\ufeff"), path.name)
-    except JsonError as exc:
-        raise BadShape(f"not strict JSON ({exc.problem.message_id})") from exc
-
-
-def read_results(out_dir: Path | str) -> tuple[list[Student], list[Unreadable]]:
+def read_results(
+    out_dir: Path | str, lab: str | None = None
+) -> tuple[list[Student], list[Unreadable]]:
     """Every `results/<id>.json` of a batch folder, sorted by id, and the files that are
-    not results. Hidden files and anything but regular `.json` files are ignored."""
+    not results (with `lab`, a result of another lab is one of those). Hidden files and
+    anything but regular `.json` files are ignored."""
     folder = Path(out_dir) / "results"
     students: list[Student] = []
     unreadable: list[Unreadable] = []
@@ -247,7 +182,12 @@ def read_results(out_dir: Path | str) -> tuple[list[Student], list[Unreadable]]:
             continue
         result_id = entry.name[: -len(".json")]
         try:
-            students.append(student_of(result_id, read_json(Path(entry.path), RESULT_MAX_BYTES)))
-        except (OSError, ValueError, RecursionError) as exc:
+            student = student_from(result_id, read_result(entry.path))
+        except (OSError, NotAResult) as exc:
             unreadable.append(Unreadable(entry.name, str(exc) or type(exc).__name__))
+            continue
+        if lab is not None and student.lab != lab:
+            unreadable.append(Unreadable(entry.name, f"a result of the lab {student.lab!r}"))
+        else:
+            students.append(student)
     return students, unreadable

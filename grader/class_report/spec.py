@@ -1,49 +1,38 @@
 """What a lab tells the class report about itself: a `ClassReportSpec`.
 
 The page's generic parts (scores, pass rates, the students, their feedback) need nothing
-from the lab. Two parts do: the physics charts (which of the lab's artifacts hold the
-numbers they draw, and which checks colour the marks) and the integrity flags (which
-check outcomes are a reason to look twice). A lab says so in a `ClassReportSpec` in its
-own package and names it in its `Lab` as `class_report="package.module:ATTRIBUTE"`; the
-report imports it by that name, only when it draws a page, so `grader check` never does.
-A lab without one gets a report with no physics charts and no integrity flags.
+from the lab. Three parts do: the lab's own sections (its charts of the class, drawn
+from the measurements its results carry: a `Section` is a function of the page), the
+integrity flags (which check outcomes are a reason to look twice) and the pairs (what
+makes two submissions one run). A lab says so in a `ClassReportSpec` in its own package
+and names it in its `Lab` as `class_report="package.module:ATTRIBUTE"`; `grader.labs`
+imports it by that name, only when a page is drawn, so `grader check` never does. A lab
+without one gets a report with no sections of its own and no integrity flags.
 
-Check ids a lab's results do not have simply never match: they colour or flag nothing.
-"""
+Check ids a lab's results do not have simply never match: they flag nothing."""
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-DEFAULT_LAB = "checks:LAB"  # as grader.batch: the lab is imported by name, never here
-
 
 @dataclass(frozen=True)
-class PhysicsSpec:
-    """Where the physics charts find their numbers, and which checks colour the marks.
+class Section:
+    """A section of the class report that a lab contributes: its charts of the class.
 
-    `prefill`, `cache` and `cancel` name the lab's artifacts whose values the three charts
-    read (prefill: a list of `{docs, prompt_n, prompt_ms, ttft_ms}`; cache: `first`,
-    `second` and `changed_prefix`, each `{prompt_n, ttft_ms}`; cancel: `{max_tokens,
-    received_tokens, closed_at_ms, slot_idle_after_ms}`). A student's rising prefill line
-    is drawn as "cache left on" when `prefill_cache_on` failed; a cache point is "bad"
-    when one of `cache_checks` failed; a cancel point is "freed" / "busy" when
-    `cancel_check` passed / failed, "not judged" otherwise.
+    `id` is the section's fragment id (and the page's contents link to it), `title` the
+    catalog id of its heading (in the lab's catalog), and `render` draws its body from
+    the page's `PageContext` (the students as their results say, the page's words, links
+    to each student's feedback): HTML, every text in it escaped (`svg.esc`; the charts of
+    `grader.class_report.charts` escape their own). It reads the measurements the lab's
+    results carry (`checks[].data`), never a submission's files.
     """
 
-    prefill: str
-    cache: str
-    cancel: str
-    prefill_cache_on: str | None = None
-    cache_checks: tuple[str, ...] = ()
-    cancel_check: str | None = None
-
-    @property
-    def artifacts(self) -> dict[str, str]:
-        """The physics part (`prefill`, `cache`, `cancel`) -> the artifact that holds it."""
-        return {"prefill": self.prefill, "cache": self.cache, "cancel": self.cancel}
+    id: str
+    title: str
+    render: Callable[[Any], str]
 
 
 @dataclass(frozen=True)
@@ -75,7 +64,7 @@ class PairSpec:
 
     `files`: artifacts whose bytes no two honest runs share (a shared sha256 is the
     same file); `ids`: (check id, data key) of recorded identifiers unique to a run (a
-    stream's chatcmpl id); `timings`: (check id, data key) of recorded times, each a
+    stream's id); `timings`: (check id, data key) of recorded times, each a
     number or a list of numbers, compared position by position. Two students are a
     pair when they share a file or an id, or when more than `max_near` of their timings
     lie within `near` (relative) of each other.
@@ -90,14 +79,15 @@ class PairSpec:
 
 @dataclass(frozen=True)
 class ClassReportSpec:
-    """What the class report knows of one lab: its physics charts and its integrity flags.
+    """What the class report knows of one lab: its own sections and its integrity flags.
 
-    `physics` None: no physics charts. `flags`: in the order the page lists them.
-    `pairs`: how to tell two students who handed in one run (None: no comparison).
-    `messages_package`: the package whose `messages/<lang>.toml` holds the flag labels.
+    `sections`: the lab's sections, in the order the page shows them (after the pass
+    rates). `flags`: in the order the page lists them. `pairs`: how to tell two students
+    who handed in one run (None: no comparison). `messages_package`: the package whose
+    `messages/<lang>.toml` holds the flag labels and the sections' words.
     """
 
-    physics: PhysicsSpec | None = None
+    sections: tuple[Section, ...] = ()
     flags: tuple[FlagRule, ...] = ()
     messages_package: str | None = None
     pairs: PairSpec | None = None
@@ -115,27 +105,34 @@ class ClassReportSpec:
         return frozenset(rule.key for rule in self.flags if rule.strong)
 
 
-def lab_of(lab: Any) -> Any:
-    """A `Lab`, given one or its "package:attribute" name (imported by name, as the batch
-    does: the engine never imports a lab itself)."""
-    if isinstance(lab, str):
-        from grader.batch import load_lab
-
-        return load_lab(lab)[0]
-    return lab
+class _Installed:
+    def __repr__(self) -> str:
+        return "INSTALLED"
 
 
-def spec_of(lab: Any = DEFAULT_LAB) -> ClassReportSpec | None:
-    """The `ClassReportSpec` of `lab`: a `Lab`, its "package:attribute" name, a spec itself,
-    or None (no lab: None). The lab's `class_report` ("package.module:ATTRIBUTE", the
-    attribute `CLASS_REPORT` when left out) is imported here, lazily."""
+INSTALLED: Any = _Installed()
+"""The lab a function defaults to: the only installed one (`grader.labs.choose`)."""
+
+
+def lab_of(lab: Any = INSTALLED) -> Any:
+    """A `Lab`, given one, its installed name or its "package.module:ATTRIBUTE"
+    (`INSTALLED`: the only installed lab), loaded by `grader.labs`."""
+    from grader.labs import lab_of as load
+
+    return load(None if lab is INSTALLED else lab)
+
+
+def spec_of(lab: Any = INSTALLED) -> ClassReportSpec | None:
+    """The `ClassReportSpec` of `lab` (a `Lab`, its name or reference, `INSTALLED` for the
+    only installed lab), `lab` itself when it is a spec, and None for None (no lab). The
+    lab's `class_report` ("package.module:ATTRIBUTE") is imported lazily, by
+    `grader.labs`."""
     if lab is None or isinstance(lab, ClassReportSpec):
         return lab
-    ref = getattr(lab_of(lab), "class_report", None)
-    if not ref:
-        return None
-    module, _, attribute = ref.partition(":")
-    spec = getattr(importlib.import_module(module), attribute or "CLASS_REPORT")
-    if not isinstance(spec, ClassReportSpec):
-        raise TypeError(f"{ref} is a {type(spec).__name__}, not a ClassReportSpec")
+    from grader.labs import report_spec
+
+    the_lab = lab_of(lab)
+    spec = report_spec(the_lab)
+    if spec is not None and not isinstance(spec, ClassReportSpec):
+        raise TypeError(f"{the_lab.class_report} is a {type(spec).__name__}, not a ClassReportSpec")
     return spec

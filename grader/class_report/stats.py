@@ -1,34 +1,21 @@
-"""The data behind each chart of the class report, computed from the students' results
-(and, for the physics charts, their measured numbers). Pure functions; the page draws
-what they return.
-
-The physics charts colour their marks by the lab's checks, as its `PhysicsSpec` names
-them (`lab`: a `Lab`, its "package:attribute" name or its `ClassReportSpec`); a lab
-without one colours nothing.
-"""
+"""The data behind the class report's generic charts, computed from the students'
+results: the score histogram and each check's pass rate. Pure functions; the page draws
+what they return (a lab's own sections compute their own data)."""
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.charts import quantile
-from grader.class_report.physics import CacheRun, CancelRun, Physics
 from grader.class_report.results import CheckRow, Student
-from grader.class_report.spec import DEFAULT_LAB, PhysicsSpec, spec_of
+from grader.numbers import quantile
 
 
 def failed_rows(student: Student, check_ids: Sequence[str]) -> list[CheckRow]:
     """The student's checks among `check_ids` that failed, in the result's order."""
     return [c for c in student.checks if c.id in check_ids and c.status == "failed"]
-
-
-def _physics_spec(lab: Any) -> PhysicsSpec | None:
-    spec = spec_of(lab)
-    return spec.physics if spec is not None else None
 
 
 @dataclass(frozen=True)
@@ -129,89 +116,3 @@ def pass_rates(students: Sequence[Student]) -> list[CheckRate]:
     return sorted(
         rates, key=lambda r: (r.rate if r.rate is not None else 2.0, -len(r.failed_ids), r.order)
     )
-
-
-@dataclass(frozen=True)
-class PrefillLine:
-    """One student's prefill points (prompt_n, ttft_ms, docs) in order of docs."""
-
-    id: str
-    points: tuple[tuple[int, float, int], ...]
-    kind: str  # "rising", "cache_on" or "flat"
-
-
-def prefill_lines(
-    students: Sequence[Student], physics: Mapping[str, Physics], lab: Any = DEFAULT_LAB
-) -> list[PrefillLine]:
-    """Every graded student with a readable prefill part: its entries in order of docs
-    (stable), and whether the line rises (both prompt_n and ttft_ms strictly growing),
-    rises but was measured with the cache on (the lab's `prefill_cache_on` check failed),
-    or is flat or falling somewhere."""
-    spec = _physics_spec(lab)
-    cache_on = spec.prefill_cache_on if spec is not None else None
-    lines = []
-    for s in students:
-        p = physics.get(s.id)
-        if not s.gradable or p is None or p.prefill is None:
-            continue
-        entries = sorted(p.prefill, key=lambda e: e.docs)
-        points = tuple((e.prompt_n, e.ttft_ms, e.docs) for e in entries)
-        rising = all(b[0] > a[0] and b[1] > a[1] for a, b in itertools.pairwise(points))
-        if not rising:
-            kind = "flat"
-        elif cache_on is not None and s.status(cache_on) == "failed":
-            kind = "cache_on"
-        else:
-            kind = "rising"
-        lines.append(PrefillLine(s.id, points, kind))
-    return lines
-
-
-@dataclass(frozen=True)
-class CachePoint:
-    id: str
-    first: CacheRun
-    second: CacheRun
-    ok: bool
-
-
-def cache_points(
-    students: Sequence[Student], physics: Mapping[str, Physics], lab: Any = DEFAULT_LAB
-) -> list[CachePoint]:
-    """Every graded student with a readable cache part: first (miss) and second (hit),
-    `ok` unless one of the lab's `cache_checks` failed."""
-    spec = _physics_spec(lab)
-    checks = spec.cache_checks if spec is not None else ()
-    out = []
-    for s in students:
-        p = physics.get(s.id)
-        if not s.gradable or p is None or p.cache is None:
-            continue
-        ok = not failed_rows(s, checks)
-        out.append(CachePoint(s.id, p.cache["first"], p.cache["second"], ok))
-    return out
-
-
-@dataclass(frozen=True)
-class CancelPoint:
-    id: str
-    run: CancelRun
-    status: str  # "freed", "busy" or "other"
-
-
-def cancel_points(
-    students: Sequence[Student], physics: Mapping[str, Physics], lab: Any = DEFAULT_LAB
-) -> list[CancelPoint]:
-    """Every graded student with a readable cancel part: its idle time and whether the
-    lab's `cancel_check` passed (freed), failed (busy) or did not judge (other)."""
-    spec = _physics_spec(lab)
-    check = spec.cancel_check if spec is not None else None
-    out = []
-    for s in students:
-        p = physics.get(s.id)
-        if not s.gradable or p is None or p.cancel is None:
-            continue
-        verdict = s.status(check) if check is not None else None
-        status = {"passed": "freed", "failed": "busy"}.get(verdict or "", "other")
-        out.append(CancelPoint(s.id, p.cancel, status))
-    return out

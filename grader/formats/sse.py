@@ -1,7 +1,7 @@
-"""Parse a saved text/event-stream (`sse_raw.txt`) the way a browser would, keeping line numbers.
+"""Parse a saved text/event-stream the way a browser would, keeping line numbers.
 
-The grader compares what a student's client *received* with what it *recorded*
-(`chunks.jsonl`), so it must read the raw capture exactly as the HTML Living Standard,
+A lab compares what a student's client *received* with what it *recorded*, so the raw
+capture must be read exactly as the HTML Living Standard,
 "Server-sent events" ("Parsing an event stream" and "Interpreting an event stream"),
 defines it, and still be able to say "line 17" in a message. A home-made `split("\\n\\n")`
 gets CR-only or CRLF files, `data:` without a space, comments and multi-line data wrong.

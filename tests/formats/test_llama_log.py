@@ -1,4 +1,4 @@
-"""Specification of `grader.formats.llama_log`: the llama-server log lines a grader needs.
+"""Specification of `checks.formats.llama_log`: the llama-server log lines a grader needs.
 
 Each test states one rule. Numbers taken from the real captures were read off the files in
 `tests/data/` (copies of `fixtures/real/*/server.log`, build b1-0c1e570).
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.formats.llama_log import ServerLog, TaskTiming, scan_log
+from checks.formats.llama_log import ServerLog, TaskTiming, scan_log
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REAL_CORRECT = DATA / "real" / "correct" / "server.log"

@@ -1,4 +1,4 @@
-"""What a llama-server log says, as data: the types `grader.formats.llama_log` returns.
+"""What a llama-server log says, as data: the types `checks.formats.llama_log` returns.
 
 Every event carries its 1-based line, the time its line was printed (`time_ms`, from the
 `0.53.999.256 I ` time prefix llama.cpp's logger puts before every message, in ms since

@@ -19,7 +19,7 @@ from grader.jsonload import JsonError, StrictDecoder
 from grader.limits import Limits
 from grader.loading import Parsed, Parser
 from grader.problems import Location, Problem
-from grader.schema import validate
+from grader.schema import SchemaRef
 
 EventKind = Literal["chunk", "done", "error"]
 
@@ -84,17 +84,17 @@ def _error_problem(line: int, detail: Any, file: str) -> Problem:
     return Problem("sse.stream_error", {"detail": str(message)[:200]}, Location(file, line))
 
 
-def chat_stream(chunk_schema: str) -> Parser:
+def chat_stream(chunk_schema: SchemaRef) -> Parser:
     """A parser for `sse_raw.txt`: SSE, then each data event as a chat completion chunk."""
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
-        stream = parse_event_stream(text, max_events=limits.sse_events)
+        stream = parse_event_stream(text, max_events=limits["sse_events"])
         decoder = StrictDecoder(limits.number_digits, limits.json_depth)
         problems: list[Problem] = []
         events: list[StreamEvent] = []
         if stream.truncated:
             problems.append(
-                Problem("sse.too_many_events", {"limit": limits.sse_events}, Location(file))
+                Problem("sse.too_many_events", {"limit": limits["sse_events"]}, Location(file))
             )
         for extra in stream.unknown_fields:
             if extra.name == "error":
@@ -123,7 +123,7 @@ def chat_stream(chunk_schema: str) -> Parser:
                 problems.append(_error_problem(line, detail, file))
                 events.append(StreamEvent(line, "error"))
                 continue
-            for problem in validate(chunk_schema, value, (index,)):
+            for problem in chunk_schema.validate(value, (index,)):
                 pointer = problem.location.pointer if problem.location else None
                 problems.append(
                     Problem(problem.message_id, problem.params, Location(file, line, None, pointer))

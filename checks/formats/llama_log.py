@@ -2,7 +2,7 @@
 
 The lab asks students to save the server's log (`server.log`). The grader reads a few things
 from it, and each needs only a few line shapes, so this is a scanner, not a full log parser
-(the types it returns are in `grader.formats.llama_log_model`):
+(the types it returns are in `checks.formats.llama_log_model`):
 
 - `cancel task`: the server noticed the client closed the connection (lab step "cancel").
   Its absence is mistake 3 of the lab ("stopped reading without closing").
@@ -113,7 +113,7 @@ from __future__ import annotations
 
 import re
 
-from grader.formats.llama_log_model import (
+from checks.formats.llama_log_model import (
     Cancel,
     Figures,
     Launch,

@@ -1,0 +1,141 @@
+"""The batch's two tables over its rows: `gradebook.csv` and `summary.json`.
+
+The gradebook: `id,source,score,max_score,gradable,grader_error,error,note,integrity`,
+then the points of each check in the lab's order; a row that could not be graded has
+empty score and points (never mistaken for a zero) and `gradable` false; a disabled
+check is an empty cell; no cell starts a formula. The summary: counts, score quantiles
+(linear interpolation) and mean over the graded submissions, and per check its pass rate
+(passed / graded submissions where it ran), its counts by status and the ids that failed
+it or errored; then the archives and the class's integrity findings. Fixed key order, no
+timestamps: the same rows give the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from grader.batch_rows import Row
+from grader.numbers import quantile
+from grader.result import STATUSES
+from grader.visible import visible
+
+COLUMNS = (
+    "id",
+    "source",
+    "score",
+    "max_score",
+    "gradable",
+    "grader_error",
+    "error",
+    "note",
+    "integrity",
+)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return ""
+    value = round(float(value), 6)
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def _cell(text: str) -> str:
+    """Text a spreadsheet shows as text: never a formula, every control visible."""
+    text = visible(text)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def gradebook_csv(
+    rows: Sequence[Row], check_ids: Sequence[str], integrity: Mapping[str, str] | None = None
+) -> bytes:
+    """`id,source,score,max_score,gradable,grader_error,error,note,integrity`, then each
+    check's points; an ungradable row has empty score and points (never mistaken for a
+    zero). `integrity`: per id, the class-wide integrity findings (flags, and the other
+    student of a pair), as `integrity_summary` words them."""
+    integrity = integrity or {}
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow([*COLUMNS, *check_ids])
+    for row in rows:
+        points = {cid: pts for cid, _, pts in row.checks}
+        writer.writerow(
+            [
+                row.id,
+                _cell(row.source),
+                _num(row.score),
+                _num(row.max_score),
+                "true" if row.gradable else "false",
+                "true" if row.grader_error else "false",
+                _cell(row.error),
+                _cell(row.note),
+                _cell(integrity.get(row.id, "")),
+                *(_num(points.get(cid)) for cid in check_ids),
+            ]
+        )
+    return buffer.getvalue().encode("utf-8")
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def _round(value: float) -> float | int:
+    value = round(value, 6)
+    return int(value) if value.is_integer() else value
+
+
+def summary_dict(
+    rows: Sequence[Row],
+    check_ids: Sequence[str],
+    archives: Sequence[dict[str, Any]],
+    integrity: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Counts, score quantiles and mean, and per check its pass rate and who failed it."""
+    graded = [r for r in rows if r.gradable]
+    scores = sorted(r.score for r in graded if r.score is not None)
+    score: dict[str, Any] = dict.fromkeys(("min", "p25", "median", "p75", "max", "mean"))
+    if scores:
+        score = {
+            "min": _round(scores[0]),
+            "p25": _round(quantile(scores, 0.25)),
+            "median": _round(quantile(scores, 0.5)),
+            "p75": _round(quantile(scores, 0.75)),
+            "max": _round(scores[-1]),
+            "mean": _round(sum(scores) / len(scores)),
+        }
+    checks: dict[str, Any] = {}
+    for cid in check_ids:
+        counts = dict.fromkeys(STATUSES, 0)
+        failed: list[str] = []
+        errored: list[str] = []
+        for row in graded:
+            status = next((s for c, s, _ in row.checks if c == cid), None)
+            if status is None:
+                continue
+            counts[status] += 1
+            if status == "failed":
+                failed.append(row.id)
+            elif status == "error":
+                errored.append(row.id)
+        ran = sum(counts.values())
+        checks[cid] = {
+            "pass_rate": _round(counts["passed"] / ran) if ran else None,
+            **counts,
+            "failed_ids": failed,
+            "error_ids": errored,
+        }
+    return {
+        "submissions": len(rows),
+        "graded": len(graded),
+        "errors": len(rows) - len(graded),
+        "error_ids": [r.id for r in rows if not r.gradable],
+        "grader_error_ids": [r.id for r in rows if r.grader_error],
+        "max_score": _round(max(r.max_score or 0 for r in graded)) if graded else None,
+        "score": score,
+        "checks": checks,
+        "archives": list(archives),
+        "integrity": dict(integrity or {"flags": {}, "pairs": []}),
+    }

@@ -1,0 +1,228 @@
+"""Finding and loading labs: the one module of the engine that imports a lab.
+
+A lab is installed when a distribution registers its `Lab` as an entry point of the
+group `grader.labs` (this project's `pyproject.toml`: `first-token = "checks:LAB"`).
+Every command takes `--lab NAME` and defaults to the only installed lab; `grader labs`
+lists them. A NAME with a colon ("package.module:ATTRIBUTE") names a `Lab` directly,
+installed or not (a lab being written, a test's).
+
+The entry points are read from the installed distributions' `entry_points.txt` on
+`sys.path`, exactly as `importlib.metadata.entry_points(group="grader.labs")` finds them
+(a test keeps the two equal), without importing `importlib.metadata`, which would cost
+`grader check` more than a quarter of its start-up. A checkout that is not installed
+(`python -m grader` run from it) falls back to the entry points its `pyproject.toml`
+declares.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from grader.lab import Lab
+from grader.syspath import grader_root
+
+GROUP = "grader.labs"
+_SECTION = re.compile(r"^\[\s*(?P<name>[^\]]+?)\s*\]$")
+
+
+class LabError(Exception):
+    """No lab could be chosen or loaded; `message_id` and `params` say why (`[lab]` in
+    grader/messages)."""
+
+    def __init__(self, message_id: str, **params: str) -> None:
+        super().__init__(message_id)
+        self.message_id = message_id
+        self.params = params
+
+    def text(self, catalog: Any) -> str:
+        return str(catalog.text(self.message_id, self.params) or self.message_id)
+
+    def __str__(self) -> str:
+        from grader.i18n import Catalog
+
+        return self.text(Catalog("en", ("grader",)))
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """One lab registered by an installed distribution."""
+
+    name: str
+    value: str  # "package.module:ATTRIBUTE"
+    distribution: str
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _entry_points_of(text: str, distribution: str) -> list[EntryPoint]:
+    """The `grader.labs` entries of one `entry_points.txt` (an INI file)."""
+    found: list[EntryPoint] = []
+    section = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        header = _SECTION.match(line)
+        if header:
+            section = header.group("name")
+        elif section == GROUP and "=" in line:
+            name, _, value = line.partition("=")
+            found.append(EntryPoint(name.strip(), value.strip(), distribution))
+    return found
+
+
+def _scan(entries: Iterable[Any]) -> list[EntryPoint]:
+    """The `grader.labs` entry points of the distributions on the path `entries`, the
+    first of each distribution's name only (as importlib.metadata)."""
+    found: list[EntryPoint] = []
+    seen: set[str] = set()
+    for entry in entries:
+        if not isinstance(entry, str):
+            continue
+        try:
+            children = os.listdir(entry or os.curdir)
+        except OSError:  # not a folder: a zip, a missing entry
+            continue
+        for child in children:
+            if not child.lower().endswith((".dist-info", ".egg-info")):
+                continue
+            distribution = _normalized(child.rpartition(".")[0].partition("-")[0])
+            if distribution in seen:
+                continue
+            seen.add(distribution)
+            path = os.path.join(entry or os.curdir, child, "entry_points.txt")
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    text = handle.read()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if GROUP in text:
+                found.extend(_entry_points_of(text, distribution))
+    return found
+
+
+def _from_checkout() -> list[EntryPoint]:
+    """The labs the `pyproject.toml` of the checkout the grader runs from declares."""
+    path = os.path.join(grader_root(), "pyproject.toml")
+    if not os.path.isfile(path):
+        return []
+    from grader.tomlfile import TOMLDecodeError, loads
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            project = loads(handle.read()).get("project", {})
+    except (OSError, UnicodeDecodeError, TOMLDecodeError):
+        return []
+    table = project.get("entry-points", {}).get(GROUP, {})
+    name = str(project.get("name", ""))
+    return [EntryPoint(k, str(v), _normalized(name)) for k, v in table.items()]
+
+
+_installed: list[EntryPoint] | None = None
+_loaded: dict[str, Lab] = {}
+
+
+def installed() -> list[EntryPoint]:
+    """Every installed lab, sorted by name (the first distribution's, for a name twice)."""
+    global _installed
+    if _installed is None:
+        found = _scan(sys.path) or _from_checkout()
+        first: dict[str, EntryPoint] = {}
+        for point in found:
+            first.setdefault(point.name, point)
+        _installed = [first[name] for name in sorted(first)]
+    return _installed
+
+
+def load(name: str) -> Lab:
+    """The lab installed as `name`, or the `Lab` named by "package.module:ATTRIBUTE"."""
+    if name in _loaded:
+        return _loaded[name]
+    if ":" in name:
+        ref, expected = name, None
+    else:
+        point = next((p for p in installed() if p.name == name), None)
+        if point is None:
+            known = ", ".join(p.name for p in installed()) or "—"
+            raise LabError("lab.unknown", name=name, known=known)
+        ref, expected = point.value, name
+    module, _, attribute = ref.partition(":")
+    try:
+        lab = getattr(importlib.import_module(module.strip()), attribute.strip() or "LAB")
+    except Exception as exc:  # an import error, a misdeclared Lab (ValueError), a typo
+        detail = f"{type(exc).__name__}: {exc}"
+        raise LabError("lab.broken", name=name, ref=ref, detail=detail) from None
+    if not isinstance(lab, Lab):
+        raise LabError("lab.not_a_lab", ref=ref, kind=type(lab).__name__)
+    if expected is not None and lab.name != expected:
+        raise LabError("lab.wrong_name", name=expected, ref=ref, found=lab.name)
+    _loaded[name] = lab
+    return lab
+
+
+def choose(name: str | None = None, hint: str | None = None) -> Lab:
+    """The lab `name`, or else the lab named `hint` if it is installed (the lab results
+    say they are of), or else the only installed lab."""
+    if name:
+        return load(name)
+    names = [p.name for p in installed()]
+    if hint is not None and hint in names:
+        return load(hint)
+    if len(names) == 1:
+        return load(names[0])
+    if not names:
+        raise LabError("lab.none", group=GROUP)
+    raise LabError("lab.several", known=", ".join(names))
+
+
+def lab_of(lab: Lab | str | None) -> Lab:
+    """A `Lab`, given one, its name or its "package.module:ATTRIBUTE" (None: `choose()`)."""
+    if isinstance(lab, Lab):
+        return lab
+    return choose(lab)
+
+
+def reference(lab: Lab, name: str | None) -> str:
+    """What names `lab` for another process (a batch worker): what the user gave, else
+    the installed name."""
+    return name or lab.name
+
+
+def attribute(ref: str, default: str = "") -> Any:
+    """The object a lab's package names by "package.module:ATTRIBUTE" (its class report,
+    its fuzzing target), imported here; `default` is the attribute when left out."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module.strip()), name.strip() or default)
+
+
+def report_spec(lab: Lab) -> Any:
+    """What the lab's `class_report` names (its `ClassReportSpec`, imported here,
+    lazily; `grader.class_report.spec.spec_of` checks it is one), or None."""
+    return attribute(lab.class_report, "CLASS_REPORT") if lab.class_report else None
+
+
+def add_lab_option(parser: Any) -> None:
+    """`--lab NAME`, which every command of the command line takes."""
+    parser.add_argument(
+        "--lab",
+        metavar="NAME",
+        help="the lab to grade (default: the only installed one; see `grader labs`); "
+        "also package.module:ATTRIBUTE for a Lab not installed",
+    )
+
+
+def describe(point: EntryPoint) -> Mapping[str, str]:
+    """What `grader labs` prints of one installed lab: name, title, where it comes from."""
+    try:
+        title = load(point.name).title
+    except LabError as error:
+        title = str(error)
+    return {"name": point.name, "title": title, "value": point.value}

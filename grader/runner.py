@@ -1,0 +1,197 @@
+"""Running a lab's checks over its loaded artifacts: the outcomes, still language-neutral.
+
+`run_checks` runs every enabled check in `run_order` (every prerequisite first), with the
+file's own `<artifact>.schema` check before them; it never raises for anything a check
+does: a check's exception is its `error` outcome, and grading goes on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from grader.engine import Check, Context, Fail, run_order
+from grader.loading import Artifact
+from grader.problems import Location, Param, Term, TitleOf
+from grader.result import Status
+
+if TYPE_CHECKING:
+    from grader.lab import Lab
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one check, still language-neutral (message ids and parameters)."""
+
+    id: str
+    status: Status
+    points: float
+    max_points: float
+    artifact: str | None
+    message_id: str | None = None
+    params: Mapping[str, Param] = field(default_factory=dict)
+    location: Location | None = None
+    expected: Param = None
+    found: Param = None
+    title_id: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    cause: str | None = None
+    """For a skipped check: the check whose failure it waits for (`<artifact>.schema`
+    when a file did not load), the first link of the chain."""
+    hint_id: str | None = None
+    """The catalog id of what to do, when it is not `<id>.hint` (a file's problem)."""
+
+
+def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
+    """The `<artifact>.schema` check: the file loaded and is valid, with the measurements
+    its lab keeps of it (`ArtifactSpec.measure`); a lab's measure that raises is an error
+    of that check, as a check's own bug is."""
+    cid, title = f"{artifact.name}.schema", "engine.schema_check.title"
+    if artifact.status == "valid":
+        try:
+            measure = artifact.spec.measure
+            data = dict(measure(artifact.value)) if measure is not None else {}
+        except Exception as exc:
+            return Outcome(
+                cid, "error", 0, points, artifact.name, "engine.error",
+                {"detail": _detail(exc)}, title_id=title,
+            )  # fmt: skip
+        return Outcome(
+            cid,
+            "passed",
+            points,
+            points,
+            artifact.name,
+            "engine.schema_check.valid",
+            {"file": artifact.file},
+            title_id=title,
+            data=data,
+        )
+    first = artifact.problems[0]
+    params = dict(first.params) | {"file": artifact.file, "more": len(artifact.problems) - 1}
+    return Outcome(
+        cid,
+        "failed",
+        0,
+        points,
+        artifact.name,
+        first.message_id,
+        params,
+        first.location or Location(artifact.file),
+        title_id=title,
+        hint_id=f"engine.schema_hint.{first.message_id.split('.')[0]}",
+    )
+
+
+def _detail(exc: Exception) -> str:
+    """What a crashed check says about its exception: type, message, file and line."""
+    import traceback  # only a broken check pays for it
+
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    detail = f"{type(exc).__name__}: {exc} ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})"
+    return detail[:300]
+
+
+def run_checks(
+    lab: Lab,
+    artifacts: Mapping[str, Artifact],
+    rubric: Mapping[str, Mapping[str, Any]],
+    folder: str = "",
+) -> list[Outcome]:
+    """Run every enabled check in order; never raises for anything a check does."""
+    outcomes: dict[str, Outcome] = {}
+    for spec in lab.artifacts:
+        cid = f"{spec.name}.schema"
+        if rubric[cid].get("enabled", True):
+            outcomes[cid] = _schema_outcome(artifacts[spec.name], float(rubric[cid]["points"]))
+    done: dict[str, Outcome] = {}
+    for chk in run_order(lab.checks):
+        settings = rubric[chk.id]
+        if settings.get("enabled", True):
+            done[chk.id] = _run_one(chk, artifacts, settings, done, folder)
+    outcomes.update((c.id, done[c.id]) for c in lab.checks if c.id in done)
+    return list(outcomes.values())
+
+
+def _run_one(
+    chk: Check,
+    artifacts: Mapping[str, Artifact],
+    settings: Mapping[str, Any],
+    done: Mapping[str, Outcome],
+    folder: str,
+) -> Outcome:
+    points = float(settings["points"])
+    base = {
+        "id": chk.id,
+        "max_points": points,
+        "artifact": chk.artifact,
+        "title_id": f"{chk.id}.title",
+    }
+    for name in chk.reads:
+        artifact = artifacts[name]
+        if artifact.status != "valid":
+            return Outcome(
+                status="skipped",
+                points=0,
+                message_id="engine.skipped.artifact",
+                params={"file": artifact.file, "status": Term(artifact.status)},
+                cause=f"{name}.schema",
+                **base,
+            )
+    for prerequisite, kind in chk.prerequisites:
+        # a disabled prerequisite (absent from `done`) gates nothing: the instructor
+        # turned that question off
+        before = done.get(prerequisite)
+        if before is not None and before.status == "skipped":  # the same first cause
+            return dataclasses.replace(
+                before,
+                id=chk.id,
+                max_points=points,
+                artifact=chk.artifact,
+                title_id=base["title_id"],
+                data={},
+            )
+        if before is not None and before.status != "passed":
+            return Outcome(
+                status="skipped",
+                points=0,
+                message_id=f"engine.skipped.{'check' if kind == 'after' else 'unconfirmed'}",
+                params={"check": prerequisite, "title": TitleOf(prerequisite)},
+                cause=prerequisite,
+                **base,
+            )
+    ctx = Context(artifacts, settings, chk.id, folder, chk.reads, chk.uses)
+    try:
+        note = chk.run(ctx)
+    except Fail as failure:
+        return Outcome(
+            status="failed",
+            points=0,
+            message_id=f"{chk.id}.{failure.key}",
+            params=failure.params,
+            location=failure.at,
+            expected=failure.expected,
+            found=failure.found,
+            data=ctx.data,
+            **base,
+        )
+    except Exception as exc:  # a check's bug must not take the whole grade down
+        return Outcome(
+            status="error",
+            points=0,
+            message_id="engine.error",
+            params={"detail": _detail(exc)},
+            **base,
+        )
+    if note is None:
+        return Outcome(status="passed", points=points, data=ctx.data, **base)
+    return Outcome(
+        status="passed",
+        points=points,
+        message_id=f"{chk.id}.{note.key}",
+        params=note.params,
+        data=ctx.data,
+        **base,
+    )
