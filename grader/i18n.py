@@ -86,6 +86,12 @@ class Catalog:
         """`text` of the form of `key` that agrees with `count` (see `_plural_key`)."""
         return self.text(key, {**(params or {}), "count": count})
 
+    def form(self, key: str, count: int) -> str:
+        """The id of the form of `key` that agrees with `count`: `<key>_one` for one thing
+        when the catalog has it (see `_plural_key`), else `key`."""
+        singular = _plural_key(key, count, self.lang)
+        return singular if singular != key and self.raw(singular) is not None else key
+
     def text(self, key: str | None, params: Mapping[str, Param] | None = None) -> str | None:
         """The message `key` filled with `params`; a message counting `{count}` things
         takes its singular form (`<key>_one`) when there is one thing."""
@@ -93,9 +99,7 @@ class Catalog:
             return None
         count = (params or {}).get("count")
         if isinstance(count, int) and not isinstance(count, bool):
-            singular = _plural_key(key, count, self.lang)
-            if singular != key and self.raw(singular) is not None:
-                key = singular
+            key = self.form(key, count)
         template = self.raw(key)
         if template is None:
             return None

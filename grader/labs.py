@@ -209,14 +209,10 @@ def report_spec(lab: Lab) -> Any:
     return attribute(lab.class_report, "CLASS_REPORT") if lab.class_report else None
 
 
-def add_lab_option(parser: Any) -> None:
-    """`--lab NAME`, which every command of the command line takes."""
-    parser.add_argument(
-        "--lab",
-        metavar="NAME",
-        help="the lab to grade (default: the only installed one; see `grader labs`); "
-        "also package.module:ATTRIBUTE for a Lab not installed",
-    )
+def lab_title(lab: Lab, catalog: Any) -> str:
+    """What the lab is, in the catalog's language: the lab's catalog's `lab.title`, else
+    the `Lab.title` it declares (English)."""
+    return str(catalog.text("lab.title") or lab.title or lab.name)
 
 
 def describe(point: EntryPoint) -> Mapping[str, str]:

@@ -93,7 +93,7 @@ def _wrap_one(text: str, width: int, lead: str, indent: str) -> list[str]:
             place(token)
             continue
         carried: list[str] = []
-        if token[0] in NO_LINE_START:  # the word before goes along, never the mark alone
+        if token[0] in NO_LINE_START and placed[-1] != " ":  # the word it closes goes along
             while placed and placed[-1] == " ":
                 placed.pop()
             while len(placed) > 1 and (not carried or carried[0][0] in NO_LINE_START):
