@@ -93,11 +93,11 @@ class Catalog:
         return singular if singular != key and self.raw(singular) is not None else key
 
     def text(self, key: str | None, params: Mapping[str, Param] | None = None) -> str | None:
-        """The message `key` filled with `params`; a message counting `{count}` things
-        takes its singular form (`<key>_one`) when there is one thing."""
+        """The message `key` filled with `params`; a message counting `{count}` (or `{n}`)
+        things takes its singular form (`<key>_one`) when there is one thing."""
         if key is None:
             return None
-        count = (params or {}).get("count")
+        count = (params or {}).get("count", (params or {}).get("n"))
         if isinstance(count, int) and not isinstance(count, bool):
             key = self.form(key, count)
         template = self.raw(key)
