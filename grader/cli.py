@@ -78,6 +78,7 @@ def _check_command(lab: Any) -> Command:
                 )
                 for artifact, option in paths
             ),
+            arg("--sample", metavar="NAME", help="help.check.sample"),
             arg("--format", choices=sorted(FORMATS), default="text", help="help.check.format"),
             arg("--output", metavar="FILE", help="help.check.output"),
             RUBRIC,
@@ -141,15 +142,29 @@ def _heavy(name: str) -> Any:
 
 
 def _sample_hint(lab: Any, catalog: Any) -> str | None:
-    """How to try the grader on the lab's bundled sample, if it has one."""
-    if not lab.sample:
-        return None
-    from grader.package_data import package_dir
+    """How to try the grader on the lab's bundled sample, if it ships one."""
+    from grader.samples import sample_folder
 
-    here = os.path.dirname(package_dir(lab.package))  # a checkout: the lab's package's folder
-    sample = os.path.join(here, lab.sample)
-    shown = sample if os.path.isdir(sample) else lab.sample
-    return catalog.text("cli.sample.hint", {"command": f"grader check {shown}"})
+    if not lab.sample or sample_folder(lab, lab.sample) is None:
+        return None
+    return catalog.text("cli.try_sample", {"sample": lab.sample})
+
+
+def _sample(lab: Any, name: str, catalog: Any) -> str | None:
+    """The folder of the bundled sample `name`; None (having said why) when there is none."""
+    import difflib
+
+    from grader.samples import sample_folder, sample_names
+
+    folder = sample_folder(lab, name)
+    if folder is not None:
+        return folder
+    names = sample_names(lab)
+    close = difflib.get_close_matches(name, names, n=1)
+    key = "cli.no_such_sample_similar" if close else "cli.no_such_sample"
+    params = {"sample": name, "similar": close[0] if close else "", "names": ", ".join(names)}
+    say(catalog.text(key if names else "cli.no_samples", params) or name)
+    return None
 
 
 def _color(choice: str, output: str | None) -> bool:
@@ -186,6 +201,13 @@ def _check(args: argparse.Namespace) -> int:
     lab = _lab(args)
     lang = args.lang or language_from_environment()
     catalog = catalog_for(lab, lang)
+    if args.sample is not None:
+        if args.dir is not None and args.dir != lab.default_folder:
+            say(catalog.text("cli.sample_and_folder") or "give a folder or --sample, not both")
+            return EXIT_NOT_GRADED
+        args.dir = _sample(lab, args.sample, catalog)
+        if args.dir is None:
+            return EXIT_NOT_GRADED
     if args.dir is None:
         say(catalog.text("cli.no_folder", {"lab": lab.name}) or "give the submission folder")
         return EXIT_NOT_GRADED
