@@ -86,6 +86,11 @@ def _parser(argv: Sequence[str], lab: Any) -> argparse.ArgumentParser:
             help=f"{files[artifact]} from PATH (default: {files[artifact]} in DIR)",
         )
     check.add_argument(
+        "--sample",
+        metavar="NAME",
+        help="grade the lab's bundled sample NAME instead of a folder (e.g. correct)",
+    )
+    check.add_argument(
         "--format", choices=sorted(FORMATS), default="text", help="output format (default: text)"
     )
     check.add_argument(
@@ -183,16 +188,30 @@ def _silence_stdout() -> None:
         pass
 
 
-def _sample_hint(lab: Any) -> str | None:
-    """How to try the grader on the lab's bundled sample, if it has one."""
-    if not lab.sample:
-        return None
-    from grader.package_data import package_dir
+def _sample_hint(lab: Any, catalog: Any) -> str | None:
+    """How to try the grader on the lab's bundled sample, if it ships one."""
+    from grader.samples import sample_folder
 
-    here = os.path.dirname(package_dir(lab.package))  # a checkout: the lab's package's folder
-    sample = os.path.join(here, lab.sample)
-    shown = sample if os.path.isdir(sample) else lab.sample
-    return f"To try the grader on a bundled sample: grader check {shown}"
+    if not lab.sample or sample_folder(lab, lab.sample) is None:
+        return None
+    return catalog.text("cli.try_sample", {"sample": lab.sample})
+
+
+def _sample(lab: Any, name: str, catalog: Any) -> str | None:
+    """The folder of the bundled sample `name`; None (having said why) when there is none."""
+    import difflib
+
+    from grader.samples import sample_folder, sample_names
+
+    folder = sample_folder(lab, name)
+    if folder is not None:
+        return folder
+    names = sample_names(lab)
+    close = difflib.get_close_matches(name, names, n=1)
+    key = "cli.no_such_sample_similar" if close else "cli.no_such_sample"
+    params = {"sample": name, "similar": close[0] if close else "", "names": ", ".join(names)}
+    say(catalog.text(key if names else "cli.no_samples", params) or name)
+    return None
 
 
 def _color(choice: str, output: str | None) -> bool:
@@ -229,6 +248,13 @@ def _check(args: argparse.Namespace) -> int:
     lab = _lab(args)
     lang = args.lang or language_from_environment()
     catalog = catalog_for(lab, lang)
+    if args.sample is not None:
+        if args.dir is not None and args.dir != lab.default_folder:
+            say(catalog.text("cli.sample_and_folder") or "give a folder or --sample, not both")
+            return EXIT_NOT_GRADED
+        args.dir = _sample(lab, args.sample, catalog)
+        if args.dir is None:
+            return EXIT_NOT_GRADED
     if args.dir is None:
         say(catalog.text("cli.no_folder", {"lab": lab.name}) or "give the submission folder")
         return EXIT_NOT_GRADED
@@ -247,7 +273,7 @@ def _check(args: argparse.Namespace) -> int:
     except NotGradable as exc:
         result = not_gradable(lab, args.dir, rubric.version, exc.problem, lang)
         say(result.format_errors[0])
-        hint = _sample_hint(lab) if args.dir == lab.default_folder else None
+        hint = _sample_hint(lab, catalog) if args.dir == lab.default_folder else None
         if hint:
             say(hint)
         if args.format == "text":

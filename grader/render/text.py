@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from grader.i18n import Catalog, format_value
 from grader.render import RenderOptions
-from grader.render.common import grader_error_line, where
+from grader.render.common import files_in_line, grader_error_line, where
 from grader.render.wrap import cells, wrap
 from grader.result import ArtifactResult, CheckResult, Result
 
@@ -216,6 +216,9 @@ def render(result: Result, options: RenderOptions) -> str:
             for e in result.format_errors
         )
     out = [_fit(f"{result.lab} · {result.submission}", options.width)]
+    found = files_in_line(result, t)
+    if found:
+        out += wrap(found, options.width, "  ", first="")
     if options.verbose:
         out += ["", *_all_checks(result, options)]
     elif not options.quiet:
