@@ -157,9 +157,8 @@ def _lines(
     words = _kind(schema, catalog)
     if not required:
         words.append(str(catalog.text("cli.explain.optional")))
-    comma = str(catalog.text("cli.explain.comma"))
     label = f"{name}: " if name is not None else ""
-    out = [f"{'  ' * depth}{label}{comma.join(words)}"]
+    out = [f"{'  ' * depth}{label}{_listed(words, catalog)}"]
     inner = _resolved(schema.get("items"), schemas) if "array" in _types(schema) else schema
     if depth > MAX_DEPTH:
         return out
@@ -204,14 +203,24 @@ def _kind(schema: Mapping[str, Any], catalog: Any) -> list[str]:
         words.append(str(catalog.text(f"cli.explain.{key}", params)))
     items = schema.get("items")
     if "array" in types and isinstance(items, Mapping) and not items.get("properties"):
-        each = str(catalog.text("cli.explain.comma")).join(_kind(items, catalog))
+        each = _listed(_kind(items, catalog), catalog)
         if each:
             words.append(str(catalog.text("cli.explain.each", {"item": each})))
     elif "array" in types and isinstance(items, Mapping):
         words.append(str(catalog.text("cli.explain.each_object")))
     elif schema.get("properties"):
-        words[-1] += str(catalog.text("cli.explain.colon"))
+        words[-1] = str(catalog.text("cli.explain.opens", {"kind": words[-1]}))
     return words
+
+
+def _listed(words: Sequence[str], catalog: Any) -> str:
+    """`words` as one list in the language's punctuation (`a, b`; `a、b`): a template
+    rather than a bare separator, so no catalog text starts with a comma."""
+    listed = ""
+    for word in words:
+        params = {"first": listed, "then": word}
+        listed = str(catalog.text("cli.explain.list", params)) if listed else word
+    return listed
 
 
 def _literal(value: Any) -> str:

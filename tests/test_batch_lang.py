@@ -51,13 +51,13 @@ def cells(out: Path) -> dict[str, dict[str, str]]:
 def test_gradebook_cells_are_in_the_batch_language(classroom: Path, tmp_path: Path) -> None:
     assert batch(classroom, tmp_path / "out", "--lang", "ja") == 1
     rows = cells(tmp_path / "out")
-    assert rows["empty"]["error"].startswith("演習のファイルが見つかりません")
+    assert rows["empty"]["error"].startswith("ラボのファイルが見つかりません")
     assert rows["broken"]["error"].startswith(
         "アーカイブを受け付けられません: アーカイブを読めません"
     )
     assert rows["bob__bob"]["note"] == (
-        "アーカイブ内のほかの2個のファイルは取り出していません"
-        "(bob/notes.txt, bob/link（シンボリックリンク）)。"
+        "アーカイブ内のほかのファイル2個は取り出していません"
+        "（bob/notes.txt, bob/link（シンボリックリンク））。"
     )
     assert rows["alice"]["gradable"] == "true" and rows["empty"]["gradable"] == "false"
 

@@ -61,7 +61,7 @@ def test_help_of_the_grader_itself_follows_the_environment(
     monkeypatch.setenv("LANG", "ko_KR.UTF-8")
     text = help_of(capsys)
     assert text.startswith("사용법: grader")
-    assert "'첫 토큰' LLM 스트리밍 실습" in text  # the lab's title, from its own catalog
+    assert "'첫 토큰' 실습" in text  # the lab's title, from its own catalog
     assert "검사 하나를 설명합니다" in text  # the summary of `explain`
 
 
