@@ -220,6 +220,7 @@ def test_no_english_in_what_the_command_line_says_when_used_wrong(
 ) -> None:
     (tmp_path / "empty").mkdir()
     wrong = (
+        ["check"],
         ["check", "--format", "yaml"],
         ["check", str(tmp_path / "absent")],
         ["check", str(tmp_path / "empty")],
@@ -237,6 +238,19 @@ def test_no_english_in_what_the_command_line_says_when_used_wrong(
     for argv in wrong:
         found += _findings([_run(capsys, *argv, "--lang", lang)], " ".join(argv[:2]))
     assert found == []
+
+
+@pytest.mark.parametrize("locale", ["ja_JP.UTF-8", "ko_KR.UTF-8", "zh_CN.UTF-8"])
+def test_no_english_when_the_language_comes_from_the_environment(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, locale: str
+) -> None:
+    """No `--lang`: LANG chooses, for help, the missing default folder and its hint
+    (`grader check --sample correct`), and a report."""
+    monkeypatch.setenv("LANG", locale)
+    said = _run(capsys, "--help") + _run(capsys, "check") + _run(capsys, "check", "--help")
+    said += _run(capsys, "check", str(REAL / "no_close_on_cancel"))
+    assert "--sample correct" in said
+    assert _findings([said], locale, ids=IDS, source=_source(REAL / "no_close_on_cancel")) == []
 
 
 @pytest.mark.parametrize("lang", LANGS)
