@@ -91,6 +91,13 @@ def test_no_wrapped_line_is_wider_than_the_terminal(text: str, width: int) -> No
     assert all(cells(line) <= width for line in wrap(text, width))
 
 
+def test_a_word_after_a_space_that_starts_with_a_dot_keeps_the_space() -> None:
+    """`.tar` after a space closes no word: it wraps alone, never glued to the one before."""
+    lines = wrap("或含一份或多份提交的 .zip / .tar.gz / .tgz / .tar 压缩包", 40)
+    assert " ".join(lines).replace("  ", " ").count("/ .") == 3
+    assert all("/." not in line for line in lines)
+
+
 # -- one screen ----------------------------------------------------------------------------
 
 NOT_PASSED = sorted(name for name, verdict in EXPECTED.items() if not verdict.get("full_marks"))
