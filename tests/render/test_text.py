@@ -210,3 +210,34 @@ def test_a_check_that_gives_only_what_it_found_shows_no_expected_null() -> None:
     )
     assert "found: " in text
     assert "expected: null" not in text and "expected" not in text
+
+
+def test_korean_breaks_only_at_spaces() -> None:
+    text = "이 검사는 서버 로그의 타이밍 블록과 학생이 적은 숫자를 비교합니다. " * 4
+    lines = wrap(text, 30)
+    words = text.split()
+    assert [word for line in lines for word in line.split()] == words
+
+
+def test_no_korean_message_is_broken_inside_a_word() -> None:
+    """Every message of the Korean catalogs, wrapped narrow, keeps each word whole.
+
+    A code span is one unit (it has spaces inside but never breaks), so it is replaced by
+    a spaceless stand-in of its width; a run wider than the line must break and is left
+    out."""
+    from grader.i18n import _flatten
+    from grader.tomlfile import loads
+    from tests.conftest import ROOT
+
+    for package in ("grader", "checks"):
+        table = loads((ROOT / package / "messages" / "ko.toml").read_text("utf-8"))
+        for key, message in _flatten(table).items():
+            text = re.sub(r"`[^`\n]{1,40}`", lambda m: "x" * cells(m.group()), message)
+            if all(cells(word) <= 40 for word in text.split()):
+                wrapped = wrap(text, 40)
+                assert [w for line in wrapped for w in line.split()] == text.split(), key
+
+
+def test_a_word_starting_with_a_closing_mark_after_a_space_keeps_the_space() -> None:
+    text = "see that file's .schema check"
+    assert wrap(text, 20) == ["see that file's", ".schema check"]
