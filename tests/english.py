@@ -62,10 +62,10 @@ KEPT = (
 
 _QUOTED = re.compile(r'"[^"\n]*"|「[^」]*」|“[^”]*”|‘[^’]*’|(?<!\w)\'[^\'\n]*\'(?!\w)')
 _CODE = re.compile(r"`[^`]*`|https?://\S+|\{[^{}\s]*\}")
-_CODE_WORD = re.compile(
-    r"[^\s,;:()\[\]（）、。，；：]*[./_=\d<>@#\\$%*|+~^-][^\s,;:()\[\]（）、。，；：]*"
-)
-_CAPITALS = re.compile(r"(?<![\w'])[A-Z]{2,}(?![\w'])")
+_TOKEN = r"[!-'*+\--9<-Z\\^-~]"
+"""A character of a code word: printable ASCII but a space and `,;:()[]`, which end one."""
+_CODE_WORD = re.compile(rf"(?<!{_TOKEN}){_TOKEN}*[./_=\d<>@#\\$%*|+~^-]{_TOKEN}*")
+_CAPITALS = re.compile(r"(?<![A-Za-z0-9_'])[A-Z]{2,}(?![A-Za-z0-9_'])")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'’]*(?:[ ,]{1,2}[A-Za-z][A-Za-z'’]*){1,}")
 
 

@@ -175,12 +175,14 @@ def _covering(results: list[tuple[Path, Result]]) -> list[tuple[Path, Result]]:
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_no_english_in_any_sample_in_any_format(lang: str, fmt: str) -> None:
-    """Every sample in the student's formats, text (short and `-v`) and markdown; in
+    """Every sample in the student's formats, text (as it is, `-v` and `-q`) and markdown; in
     the formats a platform reads, the samples that between them show every message."""
     catalog = catalog_for(LAB, lang)
     readers = fmt in ("text", "markdown")
-    variants = [RenderOptions(catalog)]
-    variants += [RenderOptions(catalog, verbose=True)] if readers else []
+    variants = [RenderOptions(catalog)]  # (only text has a `-v` and a `-q`)
+    variants += [RenderOptions(catalog, verbose=True), RenderOptions(catalog, quiet=True)] * (
+        fmt == "text"
+    )
     graded = _graded(lang) if readers else _covering(_graded(lang))
     found = []
     for folder, result in graded:
