@@ -254,7 +254,7 @@ def _check(args: argparse.Namespace) -> int:
             return EXIT_NOT_GRADED
     except Exception as exc:  # a grader bug: still a valid result saying so, and exit 3
         return _internal_error(args, catalog, exc, rubric.version, lab.name)
-    _render(args, result, catalog)
+    _render(args, result, catalog, lab, rubric)
     return check_status(result)
 
 
@@ -268,7 +268,9 @@ def _width(output: str | None) -> int:
     return 80
 
 
-def _render(args: argparse.Namespace, result: Any, catalog: Any) -> None:
+def _render(
+    args: argparse.Namespace, result: Any, catalog: Any, lab: Any = None, rubric: Any = None
+) -> None:
     from grader.render import RenderOptions, renderer
 
     options = RenderOptions(
@@ -277,6 +279,8 @@ def _render(args: argparse.Namespace, result: Any, catalog: Any) -> None:
         args.verbose,
         args.quiet,
         _width(args.output),
+        rubric=rubric,
+        lab=lab,
     )
     _write(renderer(args.format)(result, options), args.output)
 
