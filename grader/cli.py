@@ -33,6 +33,7 @@ from grader.syspath import drop_working_directory
 _HEAVY = {
     "batch": "grade many submissions (folders, archives) into a gradebook",
     "report": "write the class report (one HTML page) of a finished batch",
+    "export": "turn a finished batch into a Canvas or Moodle gradebook and feedback files",
 }
 
 
@@ -137,6 +138,10 @@ def _heavy(name: str) -> Any:
         from grader import batch_cli
 
         return batch_cli
+    if name == "export":
+        from grader.export import cli as export_cli
+
+        return export_cli
     from grader.class_report import cli as report_cli
 
     return report_cli
