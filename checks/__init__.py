@@ -22,6 +22,7 @@ from checks import (
 )
 from checks.formats.chat_stream import chat_stream
 from checks.formats.server_log import server_log
+from checks.samples import SAMPLE_FOLDERS
 from grader.engine import collect
 from grader.lab import Lab, Leaderboard
 from grader.loading import ArtifactSpec
@@ -72,7 +73,8 @@ LAB = Lab(
     limits=LIMITS,
     default_folder="/root/voice/llm",
     path_options={"log": "--server-log"},
-    sample="sample_submissions/correct",
+    samples=SAMPLE_FOLDERS,
+    sample="correct",
     class_report="checks.class_report:CLASS_REPORT",
     leaderboard=(Leaderboard("leaderboard.ttft_p50", "ttft.medians", "ttft_p50", "asc"),),
 )

@@ -11,6 +11,7 @@ each, in the user's language, with every control character of a path made visibl
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -35,6 +36,8 @@ _HEAVY = {
     "report": "write the class report (one HTML page) of a finished batch",
     "export": "turn a finished batch into a Canvas or Moodle gradebook and feedback files",
 }
+_HEAVY_MODULES = {"batch": "grader.batch_cli", "report": "grader.class_report.cli"}
+_HEAVY_MODULES["export"] = "grader.export.cli"
 
 
 def _lab_named(argv: Sequence[str]) -> str | None:
@@ -87,6 +90,11 @@ def _parser(argv: Sequence[str], lab: Any) -> argparse.ArgumentParser:
             help=f"{files[artifact]} from PATH (default: {files[artifact]} in DIR)",
         )
     check.add_argument(
+        "--sample",
+        metavar="NAME",
+        help="grade the lab's bundled sample NAME instead of a folder (e.g. correct)",
+    )
+    check.add_argument(
         "--format", choices=sorted(FORMATS), default="text", help="output format (default: text)"
     )
     check.add_argument(
@@ -134,17 +142,7 @@ def _parser(argv: Sequence[str], lab: Any) -> argparse.ArgumentParser:
 
 def _heavy(name: str) -> Any:
     """The module of a heavy command, imported now."""
-    if name == "batch":
-        from grader import batch_cli
-
-        return batch_cli
-    if name == "export":
-        from grader.export import cli as export_cli
-
-        return export_cli
-    from grader.class_report import cli as report_cli
-
-    return report_cli
+    return importlib.import_module(_HEAVY_MODULES[name])
 
 
 def say(text: str, prefix: str = "grader") -> None:
@@ -188,16 +186,30 @@ def _silence_stdout() -> None:
         pass
 
 
-def _sample_hint(lab: Any) -> str | None:
-    """How to try the grader on the lab's bundled sample, if it has one."""
-    if not lab.sample:
-        return None
-    from grader.package_data import package_dir
+def _sample_hint(lab: Any, catalog: Any) -> str | None:
+    """How to try the grader on the lab's bundled sample, if it ships one."""
+    from grader.samples import sample_folder
 
-    here = os.path.dirname(package_dir(lab.package))  # a checkout: the lab's package's folder
-    sample = os.path.join(here, lab.sample)
-    shown = sample if os.path.isdir(sample) else lab.sample
-    return f"To try the grader on a bundled sample: grader check {shown}"
+    if not lab.sample or sample_folder(lab, lab.sample) is None:
+        return None
+    return catalog.text("cli.try_sample", {"sample": lab.sample})
+
+
+def _sample(lab: Any, name: str, catalog: Any) -> str | None:
+    """The folder of the bundled sample `name`; None (having said why) when there is none."""
+    import difflib
+
+    from grader.samples import sample_folder, sample_names
+
+    folder = sample_folder(lab, name)
+    if folder is not None:
+        return folder
+    names = sample_names(lab)
+    close = difflib.get_close_matches(name, names, n=1)
+    key = "cli.no_such_sample_similar" if close else "cli.no_such_sample"
+    params = {"sample": name, "similar": close[0] if close else "", "names": ", ".join(names)}
+    say(catalog.text(key if names else "cli.no_samples", params) or name)
+    return None
 
 
 def _color(choice: str, output: str | None) -> bool:
@@ -234,6 +246,13 @@ def _check(args: argparse.Namespace) -> int:
     lab = _lab(args)
     lang = args.lang or language_from_environment()
     catalog = catalog_for(lab, lang)
+    if args.sample is not None:
+        if args.dir is not None and args.dir != lab.default_folder:
+            say(catalog.text("cli.sample_and_folder") or "give a folder or --sample, not both")
+            return EXIT_NOT_GRADED
+        args.dir = _sample(lab, args.sample, catalog)
+        if args.dir is None:
+            return EXIT_NOT_GRADED
     if args.dir is None:
         say(catalog.text("cli.no_folder", {"lab": lab.name}) or "give the submission folder")
         return EXIT_NOT_GRADED
@@ -252,7 +271,7 @@ def _check(args: argparse.Namespace) -> int:
     except NotGradable as exc:
         result = not_gradable(lab, args.dir, rubric.version, exc.problem, lang)
         say(result.format_errors[0])
-        hint = _sample_hint(lab) if args.dir == lab.default_folder else None
+        hint = _sample_hint(lab, catalog) if args.dir == lab.default_folder else None
         if hint:
             say(hint)
         if args.format == "text":

@@ -152,7 +152,9 @@ def parse(spec: ArtifactSpec, got: Read, limits: Limits) -> Artifact:
     try:
         parsed = spec.parser(text, file, limits)
     except (RecursionError, MemoryError, ValueError) as exc:  # parser bugs on hostile input
-        problem = Problem("file.unparseable", {"error": type(exc).__name__}, Location(file))
+        problem = Problem(
+            "file.unparseable", {"file": file, "error": type(exc).__name__}, Location(file)
+        )
         return Artifact(spec, file, "invalid", raw, problems=[problem])
     problems = [_locate(p, file, parsed.line_of) for p in parsed.problems]
     status: Status = "invalid" if problems else "valid"

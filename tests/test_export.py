@@ -21,9 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from checks import LAB
 from grader.cli import main
 from grader.export.columns import columns
 from grader.export.roster import parse_roster
+from grader.grade import catalog_for
 from grader.result import read_result
 from tests.conftest import REAL
 
@@ -230,7 +232,9 @@ def test_a_submission_that_could_not_be_graded_has_no_grade_and_says_why(out: Pa
 def test_moodle_feedback_stays_in_the_language_it_was_graded_in(out: Path) -> None:
     export(out, MOODLE_ROSTER, "--to", "moodle", "--lang", "ja")
     table = rows_of(out / "moodle.csv")
-    assert table[0][2] == "first-token(フィードバック)"
+    ja = catalog_for(LAB, "ja")
+    assert table[0][2] == ja.text("export.feedback_column", {"name": "first-token"})
+    assert "フィードバック" in table[0][2]
     assert "what to do:" in table[2][2]  # graded in English
 
 

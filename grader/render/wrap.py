@@ -24,11 +24,15 @@ _TOKENS = re.compile(r"`[^`\n]{1,40}`|\s+|[\u2e80-\uffef]|[^\s`\u2e80-\uffef]+|`
 """Code spans, spaces, one CJK character, or an unbroken run of anything else."""
 
 
+COLOUR = re.compile(r"\033\[[0-9;]*m")
+"""A colour escape (SGR): it takes no column."""
+
+
 def cells(text: str) -> int:
     """Terminal columns of `text`: wide and fullwidth characters take two, combining
-    marks none."""
+    marks and colour escapes none."""
     total = 0
-    for char in text:
+    for char in COLOUR.sub("", text):
         if unicodedata.combining(char):
             continue
         total += 2 if unicodedata.east_asian_width(char) in "WF" else 1

@@ -160,3 +160,15 @@ def test_the_width_follows_the_terminal() -> None:
     wide = text_of("cache_on_in_prefill", width=120).splitlines()
     narrow = text_of("cache_on_in_prefill", width=60).splitlines()
     assert max(cells(line) for line in narrow) <= 60 < max(cells(line) for line in wide)
+
+
+def test_a_coloured_prefix_takes_only_the_columns_it_shows() -> None:
+    painted = "\033[32m✓\033[0m check.id: "
+    lines = wrap("word " * 40, 80, "    ", first=painted)
+    assert cells(lines[0]) <= 80 and cells(lines[0]) > 75
+
+
+@pytest.mark.parametrize("name", NOT_PASSED)
+def test_colour_changes_no_line_break(name: str) -> None:
+    plain, painted = text_of(name), text_of(name, color=True)
+    assert re.sub(r"\033\[[0-9;]*m", "", painted) == plain
