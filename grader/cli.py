@@ -11,7 +11,6 @@ each, in the user's language, with every control character of a path made visibl
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -36,8 +35,6 @@ _HEAVY = {
     "report": "write the class report (one HTML page) of a finished batch",
     "export": "turn a finished batch into a Canvas or Moodle gradebook and feedback files",
 }
-_HEAVY_MODULES = {"batch": "grader.batch_cli", "report": "grader.class_report.cli"}
-_HEAVY_MODULES["export"] = "grader.export.cli"
 
 
 def _lab_named(argv: Sequence[str]) -> str | None:
@@ -142,7 +139,13 @@ def _parser(argv: Sequence[str], lab: Any) -> argparse.ArgumentParser:
 
 def _heavy(name: str) -> Any:
     """The module of a heavy command, imported now."""
-    return importlib.import_module(_HEAVY_MODULES[name])
+    if name == "batch":
+        from grader import batch_cli as module
+    elif name == "export":
+        from grader.export import cli as module
+    else:
+        from grader.class_report import cli as module
+    return module
 
 
 def say(text: str, prefix: str = "grader") -> None:
@@ -278,7 +281,7 @@ def _check(args: argparse.Namespace) -> int:
             return EXIT_NOT_GRADED
     except Exception as exc:  # a grader bug: still a valid result saying so, and exit 3
         return _internal_error(args, catalog, exc, rubric.version, lab.name)
-    _render(args, result, catalog, lab, rubric)
+    _render(args, result, catalog, lab=lab, rubric=rubric)
     return check_status(result)
 
 
@@ -292,9 +295,7 @@ def _width(output: str | None) -> int:
     return 80
 
 
-def _render(
-    args: argparse.Namespace, result: Any, catalog: Any, lab: Any = None, rubric: Any = None
-) -> None:
+def _render(args: argparse.Namespace, result: Any, catalog: Any, **extra: Any) -> None:
     from grader.render import RenderOptions, renderer
 
     options = RenderOptions(
@@ -303,8 +304,7 @@ def _render(
         args.verbose,
         args.quiet,
         _width(args.output),
-        rubric=rubric,
-        lab=lab,
+        **extra,  # the lab and rubric, for renderers that need them (Gradescope's)
     )
     _write(renderer(args.format)(result, options), args.output)
 
