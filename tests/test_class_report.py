@@ -194,6 +194,16 @@ def test_a_far_off_score_breaks_the_axis_instead_of_emptying_it() -> None:
     assert sum(len(b.ids) for b in hist.bins) == 21
 
 
+def test_a_broken_axis_leaves_room_for_one_bar_per_score() -> None:
+    """14 scores and one far-off one: one point per bar fits in 20 bars once the empty
+    run between them is one break (as the narrow chart draws it), though 0-83 would not."""
+    students = [fake(f"s{i}", 69 + i % 14, 83) for i in range(40)] + [fake("top", 83, 83)]
+    hist = cr.score_histogram([*students, fake("low", 24, 83)], max_bins=20)
+    assert hist.width == 1 and sum(b.gap for b in hist.bins) == 1
+    assert [b.lo for b in hist.bins if not b.gap][1:] == list(range(69, 84))
+    assert hist.bins[-1].full_marks and hist.bins[-1].ids == ("top",)
+
+
 def test_histogram_of_nobody_is_one_empty_bin() -> None:
     hist = cr.score_histogram([fake("x", None)])
     assert len(hist.bins) == 1 and hist.bins[0].ids == () and hist.median is None

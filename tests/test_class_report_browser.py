@@ -180,6 +180,9 @@ MEASURE = """
           a.top < b.bottom - 1 && b.top < a.bottom - 1) { out.overlaps++; }
     }
   }
+  out.boxes_scrolling_sideways = Array.prototype.filter.call(
+    document.querySelectorAll(".scroll"), function (b) {
+      return visible(b) && b.scrollWidth > b.clientWidth + 1; }).length;
   var table = document.querySelector("table.sortable"), box = table.parentElement;
   var style = getComputedStyle(box);
   out.table_in_flow = style.overflowY === "visible" && style.maxHeight === "none" &&
@@ -218,6 +221,11 @@ def layout(request, report: Path, tmp_path_factory: pytest.TempPathFactory) -> d
 def test_nothing_is_wider_than_the_window(layout: dict) -> None:
     assert layout["scroll_width"] <= layout["viewport"]
     assert all(c["right"] <= layout["viewport"] + 0.5 for c in layout["charts"])
+
+
+def test_no_table_box_scrolls_sideways(layout: dict) -> None:
+    """The flags and pairs tables wrap their long ids and evidence to the window."""
+    assert layout["boxes_scrolling_sideways"] == 0
 
 
 def test_no_chart_is_drawn_larger_than_its_own_size(layout: dict) -> None:

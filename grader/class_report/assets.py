@@ -75,7 +75,9 @@ border:1px solid currentColor;white-space:nowrap}
 .scroll{max-height:30rem;overflow:auto;border:1px solid var(--line);border-radius:4px}
 .scroll table{margin:0}
 .scroll thead th{position:sticky;top:0;z-index:1}
-.scroll td:first-child{white-space:nowrap}
+.scroll td{overflow-wrap:anywhere}
+.scroll td:first-child{min-width:10ch}
+.flags th:last-child{width:45%}
 .students thead th{position:sticky;top:0;z-index:1;white-space:normal}
 .students td.mono{overflow-wrap:anywhere;font-size:.85rem}
 .students td:first-child{min-width:12ch;overflow-wrap:anywhere}
@@ -93,7 +95,7 @@ details.student:target{outline:3px solid var(--orange)}
 .feedback code,li code{overflow-wrap:anywhere}
 .hint{font-weight:600}
 .why{color:var(--muted);font-size:.92rem}
-.sid{overflow-wrap:break-word}
+.sid{overflow-wrap:anywhere}
 td.num{white-space:nowrap}
 .who.clean{columns:2 24em;padding-left:0;list-style:none}
 details.who>summary{cursor:pointer;margin:4px 0}
@@ -110,6 +112,7 @@ figure,tr,.check-detail,details.student{break-inside:avoid}
 details.student{border:0;padding:0;margin:2px 0}
 .scroll{max-height:none;overflow:visible;border:0}
 .scroll thead th,.students thead th{position:static}
+th button.sort{display:contents}
 }
 """
 

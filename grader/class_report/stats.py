@@ -52,18 +52,28 @@ _WIDTHS = tuple(float(f * 10**e) for e in range(16) for f in (1, 2, 5))
 def score_histogram(students: Sequence[Student], max_bins: int = 60) -> Histogram:
     """Bins over the range the graded scores take (from the lowest, rounded down to the
     bin width, to the maximum score), so that a class scoring 64-71 of 71 is not drawn
-    on 0-71; one point wide when that fits in `max_bins` (one bar per score, for whole
-    points), else 2, 5, 10, ... points; the last bin holds full marks alone, so they can
-    be told from nearly full marks whatever the width."""
+    on 0-71; one point wide when the bars that are drawn fit in `max_bins` (one bar per
+    score, for whole points; a long empty run is one break of the axis), else 2, 5, 10,
+    ... points; the last bin holds full marks alone, so they can be told from nearly
+    full marks whatever the width."""
     graded = [s for s in students if s.gradable and s.score is not None]
     top = max((s.max_score or 0.0 for s in graded), default=0.0)
     top = max(top, max((s.score or 0.0 for s in graded), default=0.0))
     scores = sorted(s.score for s in graded if s.score is not None)
     low = max(min(scores), 0.0) if scores else 0.0
-    fits = (w for w in _WIDTHS if math.ceil((top - math.floor(low / w) * w) / w) + 1 <= max_bins)
-    width = next(fits, None)
-    if width is None:  # an absurd score in a tampered result: still max_bins bins
-        width = max(top - low, 1.0) / (max_bins - 1)
+    median = quantile(scores, 0.5) if scores else None
+    for width in _WIDTHS:
+        if math.ceil((top - math.floor(low / width) * width) / width) + 1 > 4 * max_bins:
+            continue  # far too many bins even before the empty runs are broken
+        bins = _broken(_bins(graded, width, low, top))
+        if len(bins) <= max_bins:
+            return Histogram(width, top, bins, median)
+    width = max(top - low, 1.0) / (max_bins - 1)  # an absurd score in a tampered result
+    return Histogram(width, top, _broken(_bins(graded, width, low, top)), median)
+
+
+def _bins(graded: Sequence[Student], width: float, low: float, top: float) -> tuple[ScoreBin, ...]:
+    """Bins `width` wide from `low` (rounded down to `width`) to `top`, full marks alone."""
     start = math.floor(low / width) * width
     edges = [start + i * width for i in range(max(math.ceil((top - start) / width), 0) + 1)]
     edges = [e for e in edges if e < top] + [top]  # the last edge: full marks
@@ -72,11 +82,10 @@ def score_histogram(students: Sequence[Student], max_bins: int = 60) -> Histogra
         value = min(max(s.score or 0.0, start), top)
         index = len(edges) - 1 if value >= top else max(bisect_right(edges, value) - 1, 0)
         members[index].append(s.id)
-    bins = tuple(
+    return tuple(
         ScoreBin(lo, edges[i + 1] if i + 1 < len(edges) else top, tuple(members[i]))
         for i, lo in enumerate(edges)
     )
-    return Histogram(width, top, _broken(bins), quantile(scores, 0.5) if scores else None)
 
 
 GAP_BINS = 6

@@ -184,7 +184,9 @@ class CountLabels:
             return ""
         text = str(count)
         w, h = text_width(text, 11), 11.0
-        for dx, dy in ((size + 3, 4), (-size - 3 - w, 4), (-w / 2, -size - 3), (-w / 2, size + 12)):
+        # right of the mark, else above or below it (centred: whose it is can't be
+        # mistaken), and only then left, where it would sit beside a neighbour's mark
+        for dx, dy in ((size + 3, 4), (-w / 2, -size - 3), (-w / 2, size + 12), (-size - 3 - w, 4)):
             box = (x + dx - 1, y + dy - h, x + dx + w + 1, y + dy + 2)
             if all(
                 box[2] < b[0] or box[0] > b[2] or box[3] < b[1] or box[1] > b[3] for b in self.boxes
