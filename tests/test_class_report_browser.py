@@ -158,8 +158,12 @@ MEASURE = """
       var size = parseFloat(t.getAttribute("font-size") || "12") * scale;
       smallest = Math.min(smallest, size);
     });
+    var outside = Array.prototype.filter.call(svg.querySelectorAll("text"), function (t) {
+      var r = t.getBoundingClientRect();
+      return r.width && (r.right > box.right + 1 || r.left < box.left - 1);
+    }).length;
     out.charts.push({id: svg.id, width: box.width, natural: natural, right: box.right,
-                     smallest_text: smallest});
+                     smallest_text: smallest, text_outside: outside});
   });
   var rates = document.querySelectorAll("ol.rates a.rate code, ol.rates .rnote");
   out.rates_text = Math.min.apply(null, Array.prototype.map.call(rates, function (el) {
@@ -226,6 +230,18 @@ def test_nothing_is_wider_than_the_window(layout: dict) -> None:
 def test_no_table_box_scrolls_sideways(layout: dict) -> None:
     """The flags and pairs tables wrap their long ids and evidence to the window."""
     assert layout["boxes_scrolling_sideways"] == 0
+
+
+def test_no_chart_text_runs_past_its_chart(layout: dict) -> None:
+    assert [c["id"] for c in layout["charts"] if c["text_outside"]] == []
+
+
+def test_long_translated_chart_titles_stay_inside_their_chart(report: Path, tmp_path) -> None:
+    """Japanese titles are the longest (the KV-cache chart's is twice the English one)."""
+    japanese = report.with_name("report-ja.html")
+    cr.write_class_report(report.parent, japanese, "ja")
+    charts = measured(japanese, tmp_path, 800)["charts"]
+    assert charts and [c["id"] for c in charts if c["text_outside"]] == []
 
 
 def test_no_chart_is_drawn_larger_than_its_own_size(layout: dict) -> None:

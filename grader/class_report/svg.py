@@ -221,8 +221,20 @@ def open_svg(chart_id: str, title: str, description: str, width: int, height: in
         f'aria-labelledby="{cid}-title {cid}-desc" font-family="{esc(FONT)}" font-size="12" '
         f'fill="{INK}">'
         f'<title id="{cid}-title">{esc(title)}</title>'
-        f'<desc id="{cid}-desc">{esc(description or title)}</desc>'
-        f'<text x="12" y="22" font-size="15" font-weight="bold">{esc(title)}</text>'
+        f'<desc id="{cid}-desc">{esc(description or title)}</desc>' + _title(title, width)
+    )
+
+
+def _title(title: str, width: int) -> str:
+    """The chart's title in 15 px, smaller when it would run past the chart's edge (a
+    long translation), down to 11 px; longer still, squeezed to the width (`textLength`)."""
+    room, wide = width - 24.0, text_width(title, 15)
+    size = 15.0 if wide <= room else max(11.0, 15 * room / wide)
+    fit = f' textLength="{at(room)}" lengthAdjust="spacingAndGlyphs"'
+    squeeze = fit if text_width(title, size) > room else ""
+    return (
+        f'<text x="12" y="22" font-size="{fmt(size)}" font-weight="bold"{squeeze}>'
+        f"{esc(title)}</text>"
     )
 
 
