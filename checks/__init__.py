@@ -62,7 +62,7 @@ ARTIFACTS = (
 
 LAB = Lab(
     name="first-token",
-    title="the 'first token' LLM streaming lab (llama-server, SSE, time to first token)",
+    title="the 'first token' lab on an LLM's answer stream (llama.cpp, SSE, time to first token)",
     artifacts=ARTIFACTS,
     checks=collect(
         submission, log, server, source, stream, ttft, prefill, cache, sentence, cancel, report

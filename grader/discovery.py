@@ -35,6 +35,7 @@ from grader.archives import (
     archive_stem,
     plan_archive,
 )
+from grader.faults import read_failure
 from grader.locate import Listing, listing, locate
 
 Parts = tuple[str, ...]
@@ -141,13 +142,12 @@ class Discovery:
         try:
             plan = plan_archive(path, self.artifacts, self.caps)
         except ArchiveError as exc:
-            error = self.say("batch.archive_refused", detail=str(exc))
+            error = self.say("batch.archive_refused", detail=exc)
             self.archives.append(PlannedArchive(path, parts, error=error))
             self.add(Found(parts, path, error=error, archive=number))
             return
         except OSError as exc:
-            detail = exc.strerror or str(exc)
-            error = self.say("batch.archive_refused", detail=detail)
+            error = self.say("batch.archive_refused", detail=read_failure(exc))
             self.archives.append(PlannedArchive(path, parts, error=error))
             self.add(Found(parts, path, error=error, archive=number))
             return

@@ -65,7 +65,8 @@ class Lab:
     schemas: SchemaSet
     """Its formats, the JSON Schemas its parsers validate against (readable while grading)."""
     title: str = ""
-    """One line saying what the lab is (`grader labs`, `grader --help`)."""
+    """One line saying what the lab is (`grader labs`, `grader --help`), in English; the
+    lab's catalog words it per language as `lab.title`."""
     rubric_file: str = "rubric.toml"
     limits: Mapping[str, int] = field(default_factory=dict)
     """The caps of the lab's own formats, name -> default; the rubric's `[limits]` sets

@@ -34,6 +34,23 @@ class Parsed:
 Parser = Callable[[str, str, Limits], Parsed]
 """(text, file name, limits) -> Parsed. Must not raise for any text."""
 
+EACH = ("document", "line", "event")
+"""What a parser's schema describes: the whole file, each line, each event of a stream."""
+
+
+def with_format(parse: Parser, schema: Any, each: str) -> Parser:
+    """Mark `parse` as reading files whose `each` (one of `EACH`) is valid against
+    `schema` (a `SchemaRef`), so `grader explain` can show the format it checks."""
+    if each not in EACH:
+        raise ValueError(f"each is one of {EACH}, not {each!r}")
+    parse.file_format = (schema, each)  # type: ignore[attr-defined]
+    return parse
+
+
+def format_of(parse: Parser) -> tuple[Any, str] | None:
+    """(schema, what it describes) of a parser marked by `with_format`, else None."""
+    return getattr(parse, "file_format", None)
+
 
 @dataclass(frozen=True)
 class ArtifactSpec:

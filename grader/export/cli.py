@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from grader.cli_parser import Command, arg
 from grader.exits import EXIT_FAILED, EXIT_NOT_GRADED, EXIT_PASSED
 from grader.i18n import LANGUAGES
 
@@ -36,70 +37,41 @@ TARGETS = ("canvas", "moodle")
 PREVIEW = 5  # ids named on stderr; the file lists them all
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `export` to the `grader` command's subparsers; `run(args)` runs it."""
+def _command() -> Command:
     from grader.export.columns import MODES
     from grader.export.feedback import FORMATS
 
-    parser = subparsers.add_parser(
+    return Command(
         "export",
-        help="turn a finished batch's results into a Canvas or Moodle gradebook and "
-        "per-student feedback files",
-        description="Read OUT_DIR/results/*.json, the results alone, and write a gradebook "
-        "CSV that Canvas or Moodle imports as it is (--to, with a --roster saying who each "
-        "submission is), and/or one feedback file per student (--feedback). Exit status: "
-        "0 written, 1 written but some submission or roster student has no grade in it, "
-        "2 bad usage, no results, an unusable roster or can't write.",
+        "help.export.summary",
+        (
+            arg("out_dir", metavar="OUT_DIR", help="help.export.out_dir"),
+            arg("--to", choices=TARGETS, help="help.export.to"),
+            arg("--roster", metavar="CSV", help="help.export.roster"),
+            arg("--key", metavar="COLUMN", help="help.export.key"),
+            arg("--columns", choices=MODES, default="total", help="help.export.columns"),
+            arg("--assignment", metavar="NAME", help="help.export.assignment"),
+            arg("--assignment-id", metavar="ID", help="help.export.assignment_id"),
+            arg("--user-field", metavar="COLUMN", help="help.export.user_field"),
+            arg("--output", metavar="FILE", help="help.export.output"),
+            arg("--feedback", metavar="DIR", help="help.export.feedback"),
+            arg("--feedback-format", choices=FORMATS, default="md", help="help.export.format"),
+            arg("--lang", choices=list(LANGUAGES), help="help.export.lang"),
+        ),
+        description="help.export.description",
     )
-    parser.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of grader batch")
-    parser.add_argument("--to", choices=TARGETS, help="the LMS whose gradebook to write")
-    parser.add_argument(
-        "--roster",
-        metavar="CSV",
-        help="who each submission is in the LMS: a CSV with a header, e.g. the LMS's own "
-        "gradebook export, one column of which holds the submission ids (see --key)",
-    )
-    parser.add_argument(
-        "--key",
-        metavar="COLUMN",
-        help="the roster column holding each student's submission id or folder name "
-        "(default: the first of submission, SIS Login ID, Username, Email address, "
-        "ID number the roster has)",
-    )
-    parser.add_argument(
-        "--columns",
-        choices=MODES,
-        default="total",
-        help="one grade column for the score, one per lab step, or one per check (default: total)",
-    )
-    parser.add_argument(
-        "--assignment", metavar="NAME", help="the grade column's name (default: the lab's name)"
-    )
-    parser.add_argument(
-        "--assignment-id",
-        metavar="ID",
-        help="Canvas: the assignment's id, so the total lands in that assignment",
-    )
-    parser.add_argument(
-        "--user-field",
-        metavar="COLUMN",
-        help="Moodle: the roster column Moodle finds users by (default: Email address, "
-        "ID number or Username, whichever the roster has)",
-    )
-    parser.add_argument(
-        "--output", metavar="FILE", help="the gradebook file (default: OUT_DIR/<lms>.csv)"
-    )
-    parser.add_argument("--feedback", metavar="DIR", help="write one feedback file per student")
-    parser.add_argument(
-        "--feedback-format", choices=FORMATS, default="md", help="md (default) or html"
-    )
-    parser.add_argument(
-        "--lang",
-        choices=list(LANGUAGES),
-        help="language of the export's own words (default: each result's own for "
-        "feedback files, else from LC_ALL / LC_MESSAGES / LANG)",
-    )
-    return parser
+
+
+COMMAND = _command()
+"""`grader export`'s arguments (`grader.cli_parser`); `run(args)` runs it."""
+
+
+def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
+    """Add `export` to the `grader` command's subparsers, in `catalog`'s language
+    (English by default); `run(args)` runs it."""
+    from grader.cli_parser import build, english
+
+    return build(subparsers, COMMAND, catalog or english())
 
 
 class _Stop(Exception):
