@@ -24,8 +24,10 @@ import pytest
 from checks import LAB
 from grader import class_report as cr
 from grader.batch_rows import row_of
+from grader.class_report import overview
 from grader.class_report.axes import Axis, linear_axis, log_axis
 from grader.class_report.charts import strip_chart, xy_chart
+from grader.class_report.context import Labels, PageContext
 from grader.class_report.svg import (
     Mark,
     StripMark,
@@ -232,6 +234,43 @@ def test_pass_rates_agree_with_the_batch_summary(out: Path, data: cr.ClassData) 
     for rate in cr.pass_rates(data.students):
         assert summary["checks"][rate.id]["pass_rate"] == pytest.approx(rate.rate, abs=1e-6)
         assert summary["checks"][rate.id]["failed_ids"] == list(rate.failed_ids)
+
+
+def _graded(sid: str, *rows: tuple[str, str, float, float]) -> cr.Student:
+    """A graded student whose checks are (id, status, points, max points)."""
+    checks = tuple(cr.CheckRow(cid, cid, status, p, m) for cid, status, p, m in rows)
+    return cr.Student(
+        sid, True, sum(r.points for r in checks), sum(r.max_points for r in checks), checks
+    )
+
+
+def _rates_section(*students: cr.Student) -> str:
+    return overview.checks(PageContext(tuple(students), Labels("en")))
+
+
+CLASS = (
+    _graded("a", ("x.ok", "passed", 1, 1), ("x.bad", "failed", 0, 4), ("x.odd", "error", 0, 2)),
+    _graded("b", ("x.ok", "passed", 1, 1), ("x.bad", "failed", 0, 4), ("x.odd", "passed", 2, 2)),
+    _graded("c", ("x.ok", "passed", 1, 1), ("x.bad", "skipped", 0, 4), ("x.odd", "passed", 2, 2)),
+)
+
+
+def test_checks_every_graded_submission_passed_are_one_line() -> None:
+    html = _rates_section(*CLASS)
+    assert 'href="#check-x-ok"' not in html  # no bar of its own
+    assert "Passed by every graded submission (1 check): <code>x.ok</code>" in html
+
+
+def test_a_pass_rate_counts_every_status_that_happened() -> None:
+    html = _rates_section(*CLASS)
+    assert "0% passed · 2 failed · 1 skipped" in html  # x.bad: the skip is not a pass
+    assert "67% passed · 1 error<" in html  # x.odd, in the singular
+
+
+def test_each_check_says_the_points_the_class_lost_on_it() -> None:
+    html = _rates_section(*CLASS)
+    assert "−12 points" in html and "−2 points" in html  # 3 × 4 on x.bad, 2 on x.odd
+    assert [r.lost for r in cr.pass_rates(list(CLASS))] == [12, 2, 0]
 
 
 def test_pass_rate_ties_go_to_more_failures_then_the_labs_order() -> None:

@@ -37,7 +37,11 @@ class Labels:
         self.lang = self.catalog.lang
 
     def __call__(self, key: str, **params: object) -> str:
-        template = self.catalog.raw(f"report.{key}") or key
+        count = params.get("n", params.get("count"))
+        full = f"report.{key}"
+        if isinstance(count, int) and not isinstance(count, bool):  # "1 error", "2 errors"
+            full = self.catalog.form(full, count)
+        template = self.catalog.raw(full) or key
         return template.format(**params) if params else template
 
     def text(self, message_id: str, **params: object) -> str:
