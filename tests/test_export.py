@@ -25,7 +25,7 @@ from checks import LAB
 from grader.cli import main
 from grader.export.columns import columns
 from grader.export.roster import parse_roster
-from grader.grade import catalog_for
+from grader.grade import catalog_for, grade
 from grader.result import read_result
 from tests.conftest import REAL
 
@@ -369,11 +369,22 @@ def test_feedback_in_html_is_one_self_contained_escaped_page(out: Path) -> None:
     assert "src=" not in page and "href=" not in page  # nothing to load
 
 
-def test_feedback_labels_follow_the_chosen_language(out: Path) -> None:
+def test_a_feedback_file_is_in_the_language_its_submission_was_graded_in(out: Path) -> None:
+    """Its messages can't be reworded, so the words around them follow them: --lang ja
+    over results graded in English gives English files, never Japanese headings."""
     args = ["export", str(out), "--feedback", str(out / "fb"), "--lang", "ja"]
     assert main([*args, "--feedback-format", "html"]) == 0
     page = (out / "fb" / "cache_on_in_prefill.html").read_text("utf-8")
-    assert '<html lang="ja">' in page and "得点" in page and "直すべきこと" in page
+    assert '<html lang="en">' in page and "得点" not in page
+
+
+def test_feedback_graded_in_japanese_is_japanese_throughout(out: Path, rubric) -> None:
+    result = grade(LAB, str(REAL / "cache_on_in_prefill"), rubric, lang="ja")
+    (out / "results" / "cache_on_in_prefill.json").write_text(result.to_json(), "utf-8")
+    assert main(["export", str(out), "--feedback", str(out / "fb"), "--lang", "en"]) == 0
+    text = (out / "fb" / "cache_on_in_prefill.md").read_text("utf-8")
+    heading = catalog_for(LAB, "ja").raw("render.hint")
+    assert heading and heading in text and "what to do" not in text
 
 
 def test_feedback_of_a_submission_that_could_not_be_graded_says_why(out: Path) -> None:

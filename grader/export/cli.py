@@ -113,7 +113,7 @@ def _feedback(args: argparse.Namespace, results: list[tuple[str, Any]], tell: An
     write = WRITERS[args.feedback_format]
     catalogs: dict[tuple[str, str], Any] = {}
     for result_id, result in results:
-        lang = args.lang or result.language
+        lang = result.language  # one language per file: its messages can't be reworded
         if (result.lab, lang) not in catalogs:
             from grader.i18n import Catalog
 

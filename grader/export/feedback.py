@@ -6,10 +6,11 @@ then every check. Markdown is the grader's own Markdown report (`grader.render.m
 what `grader check --format markdown` prints); HTML is one self-contained page (inline
 style, no script, nothing loaded), every text escaped.
 
-The words around the feedback come from the catalog of the chosen language; the
-feedback itself is in the language the submission was graded in (a result keeps its
-messages, not the means to word them again), so the default language is each result's
-own: grade with `grader batch --lang L` for feedback in L.
+A file is in one language, the one its submission was graded in: a result keeps its
+messages, not the means to word them again, so the words around them follow it (a
+student reads one language, never Japanese headings over English feedback). Grade with
+`grader batch --lang L` for feedback in L; `grader export --lang` words the export's
+own messages and column headings only.
 """
 
 from __future__ import annotations
