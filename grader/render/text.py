@@ -22,6 +22,7 @@ from grader.render.common import (
     files_in_line,
     grader_error_line,
     labelled,
+    step_of,
     where,
 )
 from grader.render.wrap import COLOUR, cells, wrap
@@ -42,16 +43,12 @@ def _pts(check: CheckResult) -> str:
     return f"{format_value(check.points)}/{format_value(check.max_points)}"
 
 
-def _group(check_id: str) -> str:
-    return check_id.split(".", 1)[0]
-
-
 def _marks(result: Result, options: RenderOptions) -> list[str]:
     """One `step ✓✓✗` token per lab step, in the order the steps first appear."""
     groups: dict[str, list[str]] = {}
     for check in result.checks:
         mark = _paint(MARKS[check.status], COLORS[check.status], options.color)
-        groups.setdefault(_group(check.id), []).append(mark)
+        groups.setdefault(step_of(check.id), []).append(mark)
     tokens = [f"{name} {''.join(marks)}" for name, marks in groups.items()]
     lines, line = [], ""
     for token in tokens:
