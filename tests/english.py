@@ -38,6 +38,11 @@ KEPT = (
     "n_ctx slot",
     # The lab's prompts, which the student sends as they are (LAB.md).
     "Current time",
+    # Column names of Canvas's and Moodle's gradebooks, as a roster's header row has them.
+    "SIS Login ID",
+    "Email address",
+    "ID number",
+    "Username",
     # Names of programs and formats, written as their makers write them; `grader` is
     # the program a student types, before its command (`grader check`).
     "grader",

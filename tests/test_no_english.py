@@ -42,7 +42,7 @@ from tests.english import (
 LANGS = ("ja", "ko", "zh")
 IDS = tuple(artifact.name for artifact in LAB.artifacts)
 NOT_A_SUBMISSION = {"README.md", "EXPECTED.json"}
-COMMANDS = ("check", "checks", "labs", "explain", "batch", "report")
+COMMANDS = ("check", "checks", "labs", "explain", "batch", "report", "export")
 
 
 def _sample_folders() -> list[Path]:
@@ -302,7 +302,7 @@ def _gradebook_texts(out: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_no_english_in_a_batch_or_its_class_report(
+def test_no_english_in_a_batch_its_class_report_or_its_feedback_files(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     classroom: Path,
@@ -310,7 +310,8 @@ def test_no_english_in_a_batch_or_its_class_report(
     lang: str,
 ) -> None:
     """The gradebook's error and note cells, summary.json's human fields, the progress
-    bar and the last line on the terminal, then the class page and what report says."""
+    bar and the last line on the terminal; the class page and what report says; the
+    feedback files `grader export` writes, one per student."""
     out = tmp_path / "out"
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the progress bar is drawn
     said = _run(capsys, "batch", str(classroom), "--out", str(out), "--jobs", "1", "--lang", lang)
@@ -321,4 +322,8 @@ def test_no_english_in_a_batch_or_its_class_report(
     page = (out / "report.html").read_text("utf-8")
     found += _findings([said, *html_texts(page)], "report", ids=IDS)
     assert "report.html" in said
+    said = _run(capsys, "export", str(out), "--feedback", str(tmp_path / "mail"), "--lang", lang)
+    mails = [path.read_text("utf-8") for path in sorted((tmp_path / "mail").iterdir())]
+    found += _findings([said, *mails], "export", ids=IDS, source=_source(classroom))
+    assert len(mails) == 8
     assert found == []
