@@ -1,7 +1,8 @@
 """Finding English prose in what a ja, ko or zh reader is shown (tests/test_no_english.py).
 
-A finding is a run of two or more English words in a row (a phrase, not one term) that is not code.
-Code is whatever the lab keeps as the program writes it, and a reader copies rather than reads:
+A finding is a run of two or more English words in a row (a phrase, not one term) that
+is not code. Code is whatever the lab keeps as the program writes it, and a reader
+copies rather than reads:
 
 - a `backtick span`, a URL, a {placeholder} left unfilled;
 - a word in capitals: a metavariable of the usage line (`DIR`, `CHECK_ID`) or an
@@ -26,37 +27,24 @@ from typing import Any
 from xml.etree import ElementTree
 
 KEPT = (
-    # What the server writes and the lab's handout quotes: a student greps the log for them.
+    # The server's own words, as its log prints them and the handout quotes them: a
+    # student greps the log for them.
     "loading model",
     "cancel task",
-    "prompt eval time",
     "prompt eval",
     "eval time",
-    "slot release",
-    "slot update",
-    "print timing",
-    "n_ctx slot",
-    # The lab's prompts, which the student sends as they are (LAB.md).
-    "Current time",
     # Column names of Canvas's and Moodle's gradebooks, as a roster's header row has them.
     "SIS Login ID",
     "Email address",
     "ID number",
     "Username",
-    # Names of programs and formats, written as their makers write them; `grader` is
-    # the program a student types, before its command (`grader check`).
+    # Names of programs, written as their makers write them; `grader` is the program a
+    # student types, before its command (`grader check`), `chatcmpl` the prefix of the
+    # id llama-server gives a response (`chatcmpl ID`).
     "grader",
-    "Server-Sent Events",
-    "JSON Schema",
-    "Gradescope",
-    "PrairieLearn",
     "llama-server",
     "llama.cpp",
-    "voice-llm up",
-    "voice-llm log",
     "voice-llm",
-    "http.client",
-    "curl",
     "chatcmpl",
     # JSON's own literals.
     "true",
