@@ -106,7 +106,7 @@ def in_log(ctx: Context) -> None:
     if not stories:
         raise Fail(
             "no_request",
-            expected=f"cancel task | {c['max_tokens']} tokens",
+            expected=f"cancel task | eval time … / {c['max_tokens']} tokens",
             found="—",
             max_tokens=c["max_tokens"],
             at=ctx.at("cancel"),

@@ -261,7 +261,7 @@ def role_chunk_excluded(ctx: Context) -> None:
         if record["text"] == "":
             raise Fail(
                 "empty_text",
-                expected='"text" not empty',
+                expected='text != ""',
                 found='""',
                 index=index,
                 at=ctx.at("chunks", f"/{index}/text"),

@@ -64,8 +64,10 @@ def read_failure(error: OSError) -> Any:
     from grader.worded import Worded
 
     key = _REASONS.get(error.errno or 0, "fault.other")
-    if key not in ("fault.permission", "fault.is_a_folder", "fault.not_a_folder"):
-        key = "fault.other"  # ("its folder does not exist" is what a write says)
+    if key == "fault.no_folder":  # ("its folder does not exist" is what a write says)
+        key = "fault.no_file"
+    elif key not in ("fault.permission", "fault.is_a_folder", "fault.not_a_folder"):
+        key = "fault.other"
     return Worded(key, error=error.strerror or str(error))
 
 

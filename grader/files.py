@@ -75,7 +75,7 @@ def read_file(path: str, max_bytes: int, *, follow: bool = False) -> RawFile | N
             raise Refused(
                 Problem("file.not_regular", {"file": name, "kind": Term("directory")})
             ) from None
-        raise Refused(Problem("file.unreadable", {"file": name, "error": exc.strerror})) from None
+        raise _unreadable(name, exc) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -94,7 +94,7 @@ def read_file(path: str, max_bytes: int, *, follow: bool = False) -> RawFile | N
             remaining -= len(chunk)
         data = b"".join(chunks)
     except OSError as exc:
-        raise Refused(Problem("file.unreadable", {"file": name, "error": exc.strerror})) from None
+        raise _unreadable(name, exc) from None
     finally:
         os.close(fd)
     if len(data) > max_bytes:
@@ -102,3 +102,10 @@ def read_file(path: str, max_bytes: int, *, follow: bool = False) -> RawFile | N
             Problem("file.too_big", {"file": name, "size": len(data), "limit": max_bytes})
         )
     return RawFile(name=name, data=data, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+
+
+def _unreadable(name: str, error: OSError) -> Refused:
+    """`file.unreadable`, with why in the reader's words (`grader.faults.read_failure`)."""
+    from grader.faults import read_failure
+
+    return Refused(Problem("file.unreadable", {"file": name, "error": read_failure(error)}))

@@ -80,6 +80,8 @@ class Catalog:
             return " / ".join(self.raw(f"term.{part}") or part for part in value.split("|"))
         if isinstance(value, TitleOf):
             return self.raw(f"{value}.title") or str(value)
+        if isinstance(value, Exception) and hasattr(value, "text"):
+            return str(value.text(self))  # a `grader.worded.Worded` reason, in this language
         return format_value(value)
 
     def plural(self, key: str, count: int, params: Mapping[str, Param] | None = None) -> str | None:

@@ -85,7 +85,7 @@ class RubricError(Exception):
 
     def text(self, catalog: Any) -> str:
         """The message in `catalog`'s language."""
-        params = dict(self.params)
+        params = dict(self.params)  # a `Worded` detail the catalog words itself
         if self.expected is not None:
             params["expected"] = self.expected.describe(catalog)
         if self.found is not _NOTHING:
@@ -306,9 +306,16 @@ def read_rubric_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read(_RUBRIC_MAX_BYTES + 1)
-    except (OSError, UnicodeDecodeError) as exc:
-        detail = getattr(exc, "strerror", None) or str(exc)
-        raise RubricError("rubric.cant_read", {"source": path, "detail": detail}) from None
+    except OSError as exc:
+        from grader.faults import read_failure
+
+        reason = read_failure(exc)
+        raise RubricError("rubric.cant_read", {"source": path, "detail": reason}) from None
+    except UnicodeDecodeError:
+        from grader.worded import Worded
+
+        reason = Worded("fault.not_utf8")
+        raise RubricError("rubric.cant_read", {"source": path, "detail": reason}) from None
     if len(text) > _RUBRIC_MAX_BYTES:
         raise RubricError("rubric.too_big", {"source": path, "limit": _RUBRIC_MAX_BYTES})
     return text

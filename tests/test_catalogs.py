@@ -108,3 +108,30 @@ def test_no_title_hint_or_explanation_is_an_english_copy(package: str, lang: str
         and not _CODE_ONLY.fullmatch(text)
     )
     assert not copies, f"left in English: {copies}"
+
+
+NEVER_ONE = {
+    "grader:engine.several_submissions",  # several: two or more
+    "grader:batch.note_duplicate",  # in the archive twice or more
+    "grader:archive.members",  # more than the cap
+    "grader:report.many",  # a mark that stands for several students
+}
+"""English messages that count things but never one of them."""
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_english_count_of_things_has_its_singular(package: str) -> None:
+    """A message that counts `{count}` or `{n}` things ("{n} submissions") has the
+    singular form `<id>_one` the catalog picks for one ("1 submission", not "1
+    submissions")."""
+    english = _flat(package, "en")
+    counting = re.compile(r"\{(?:count|n)\} [a-z]+s\b")
+    missing = [
+        key
+        for key, text in english.items()
+        if not key.endswith("_one")
+        and counting.search(text)
+        and f"{key}_one" not in english
+        and f"{package}:{key}" not in NEVER_ONE
+    ]
+    assert missing == []

@@ -532,6 +532,25 @@ def test_the_page_speaks_the_chosen_language(data: cr.ClassData, lang: str) -> N
     assert '<div class="feedback" lang="en">' in page  # the feedback stays as graded
 
 
+@pytest.mark.parametrize(
+    ("lang", "badge", "folder"),
+    [
+        ("en", r"\d+ failed", "folder: <code>"),
+        ("ja", r"不合格\d+件", "フォルダー: <code>"),
+        ("ko", r"실패 \d+개", "폴더: <code>"),
+        ("zh", r"未通过 \d+ 项", "文件夹：<code>"),
+    ],
+)
+def test_a_students_failures_and_folder_are_worded_as_the_language_orders_them(
+    data: cr.ClassData, lang: str, badge: str, folder: str
+) -> None:
+    """Not `3 未通过` nor `文件夹:` composed in code: the count where the language puts
+    it, and the colon its sentences use."""
+    page = cr.render_report(data, lang)
+    assert re.search(f'<span class="badge s-failed">{badge}</span>', page)
+    assert f'<p class="muted">{folder}' in page
+
+
 def test_an_unknown_language_falls_back_to_english(data: cr.ClassData) -> None:
     page = cr.render_report(data, "fr")
     assert '<html lang="en">' in page and label("en", "integrity") in page

@@ -14,7 +14,7 @@ from grader.i18n import LANGUAGES, Catalog
 from grader.render.wrap import cells
 from tests.conftest import ROOT
 
-COMMANDS = ("check", "checks", "labs", "explain", "batch", "report")
+COMMANDS = ("check", "checks", "labs", "explain", "batch", "report", "export")
 RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 USAGE = {"en": "usage: ", "ja": "使い方: ", "ko": "사용법: ", "zh": "用法："}
 

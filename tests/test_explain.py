@@ -5,6 +5,7 @@ catalog holds those three texts for every check id, in every language."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -12,9 +13,11 @@ from grader.cli import main
 from grader.explain import PARTS
 from grader.i18n import LANGUAGES, catalog_file
 from grader.labs import load
+from tests.conftest import REAL, ROOT
 
 LAB = load("first-token")
 CHECK_IDS = LAB.all_check_ids()
+RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 
 
 @pytest.fixture(autouse=True)
@@ -133,3 +136,26 @@ def test_a_step_name_offers_the_checks_of_that_step(capsys: pytest.CaptureFixtur
     offered = re.search(r"did you mean ([^?]+)\?", err)
     assert offered is not None, err
     assert all(cid.startswith("cancel.") for cid in offered.group(1).split(", "))
+
+
+def test_explain_shows_the_points_of_the_rubric_it_is_given(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rubric = tmp_path / "rubric.toml"
+    text = RUBRIC_TEXT.replace(
+        '[checks."sse.in_log"]\npoints = 1', '[checks."sse.in_log"]\npoints = 1\nenabled = false'
+    )
+    rubric.write_text(text, "utf-8")
+    out = explained(capsys, "sse.in_log", "--rubric", str(rubric), "--lang", "en")
+    assert out.splitlines()[1].startswith("  disabled in this rubric · reads ")
+
+
+def test_explain_refuses_a_bad_rubric_as_check_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rubric = tmp_path / "rubric.toml"
+    rubric.write_text('lab = "first-token"\nversion = "1"\n[checks."no.such"]\npoints = 1\n')
+    assert main(["explain", "cache.hit_faster", "--rubric", str(rubric), "--lang", "zh"]) == 2
+    said = capsys.readouterr()
+    assert main(["check", str(REAL / "correct"), "--rubric", str(rubric), "--lang", "zh"]) == 2
+    assert said.out == "" and said.err == capsys.readouterr().err

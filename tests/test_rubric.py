@@ -257,3 +257,25 @@ def test_a_misspelt_gradescope_setting_is_refused_with_the_right_name() -> None:
 
 def test_the_leaderboard_setting_is_true_or_false() -> None:
     assert "true or false" in refusal(replaced("leaderboard = false", 'leaderboard = "yes"'))
+
+
+@pytest.mark.parametrize(
+    ("lang", "reason"),
+    [("en", "there is no such file"), ("ja", "そのファイルがありません"), ("zh", "没有这个文件")],
+)
+def test_a_missing_rubric_file_is_said_in_the_readers_words_not_the_systems(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, lang: str, reason: str
+) -> None:
+    absent = tmp_path / "rubric.toml"
+    assert main(["check", str(CORRECT), "--rubric", str(absent), "--lang", lang]) == 2
+    err = capsys.readouterr().err
+    assert reason in err and "No such file or directory" not in err
+
+
+def test_a_rubric_that_is_not_utf8_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rubric = tmp_path / "rubric.toml"
+    rubric.write_bytes(b'lab = "\xff"\n')
+    assert main(["check", str(CORRECT), "--rubric", str(rubric), "--lang", "ko"]) == 2
+    assert "파일이 UTF-8 텍스트가 아닙니다" in capsys.readouterr().err

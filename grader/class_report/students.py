@@ -76,14 +76,12 @@ def feedback(ctx: PageContext) -> str:
     blocks = []
     for s in ctx.students:
         failed = sum(c.status == "failed" for c in s.checks)
-        badge = (
-            f' <span class="badge s-failed">{failed} {esc(t("failed"))}</span>' if failed else ""
-        )
+        count = esc(t("failed_badge", n=failed, failed=t("failed")))
+        badge = f' <span class="badge s-failed">{count}</span>' if failed else ""
         body = []
         if s.submission:
-            body.append(
-                f'<p class="muted">{esc(t("folder"))}: <code>{esc(s.submission)}</code></p>'
-            )
+            where = t.text("render.labelled", label=t("folder"), value="{path}")
+            body.append(f'<p class="muted">{_with_code(where, s.submission)}</p>')
         if not s.gradable:
             errors = "".join(f"<li>{esc(e)}</li>" for e in s.format_errors)
             body.append(f"<p><strong>{esc(t('not_gradable'))}</strong></p><ul>{errors}</ul>")
@@ -130,3 +128,10 @@ def unreadable(ctx: PageContext) -> str:
         f'<section id="unreadable"><h2>{esc(t("unreadable"))}</h2>'
         f"<p>{esc(t('unreadable_intro'))}</p><ul>{items}</ul></section>"
     )
+
+
+def _with_code(template: str, value: str) -> str:
+    """`template` (`folder: {path}`, with the colon of the language) escaped, with
+    `value` in it, where `{path}` is, as code."""
+    head, _, tail = template.partition("{path}")
+    return f"{esc(head)}<code>{esc(value)}</code>{esc(tail)}"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import string
+from typing import Any
+
 from grader.i18n import Catalog, format_value
 from grader.result import CheckResult, Result, ResultLocation
 
@@ -24,20 +27,32 @@ def where(loc: ResultLocation | None) -> str:
     return out
 
 
-def expected_found(check: CheckResult, catalog: Catalog) -> str | None:
-    """`expected: X   found: Y` in the catalog's language, when the check says either."""
-    if check.expected is None and check.found is None:
-        return None
-    exp = catalog.raw("render.expected") or "expected"
-    fnd = catalog.raw("render.found") or "found"
-    return f"{exp}: {format_value(check.expected)}   {fnd}: {format_value(check.found)}"
+def labelled(catalog: Catalog, label: str, value: str) -> str:
+    """`label: value` with the colon of the reader's language (`render.labelled`): a
+    Chinese line takes the full-width `：`. (Not `catalog.text`: `value` may be a
+    message of several lines, already made visible.)"""
+    template = catalog.raw("render.labelled") or "{label}: {value}"
+    return string.Formatter().vformat(template, (), {"label": label, "value": value})
+
+
+def expected_found(
+    check: CheckResult, catalog: Catalog, between: str = "   ", shown: Any = format_value
+) -> str | None:
+    """`expected: X   found: Y` in the catalog's language, each part only when the
+    check gives it (a check that says only what it found shows no `expected: null`)."""
+    parts = [
+        labelled(catalog, catalog.raw(f"render.{key}") or key, shown(value))
+        for key, value in (("expected", check.expected), ("found", check.found))
+        if value is not None
+    ]
+    return between.join(parts) or None
 
 
 def evidence_lines(check: CheckResult, catalog: Catalog) -> list[str]:
     """Expected / found and what to do, as lines (empty for a check with neither)."""
     lines = [line for line in [expected_found(check, catalog)] if line]
     if check.hint:
-        lines.append(f"{catalog.raw('render.hint') or 'what to do'}: {check.hint}")
+        lines.append(labelled(catalog, catalog.raw("render.hint") or "what to do", check.hint))
     return lines
 
 

@@ -41,7 +41,13 @@ import math
 from typing import Any
 
 from grader.render import RenderOptions
-from grader.render.common import evidence_lines, files_in_line, grader_error_line, where
+from grader.render.common import (
+    evidence_lines,
+    files_in_line,
+    grader_error_line,
+    labelled,
+    where,
+)
 from grader.render.markdown import counts, explanations, inline, score_line
 from grader.result import CheckResult, Result
 from grader.rubric import GRADESCOPE
@@ -68,7 +74,7 @@ def feedback(check: CheckResult, options: RenderOptions) -> str:
     lines: list[str] = []
     place = where(check.location)
     if check.message:
-        lines.append(f"{place}: {check.message}" if place else check.message)
+        lines.append(labelled(t, place, check.message) if place else check.message)
     elif place:
         lines.append(place)
     lines.extend(evidence_lines(check, t))
@@ -82,7 +88,7 @@ def _tags(check: CheckResult) -> list[str]:
 
 def _test(number: int, check: CheckResult, options: RenderOptions) -> dict[str, Any]:
     return {
-        "name": f"{check.id}: {check.title}",
+        "name": labelled(options.catalog, check.id, check.title),
         "name_format": NAME_FORMAT,
         "number": str(number),
         "score": check.points,

@@ -24,7 +24,7 @@ import re
 
 from grader.i18n import format_value
 from grader.render import RenderOptions
-from grader.render.common import files_in_line, grader_error_line
+from grader.render.common import expected_found, files_in_line, grader_error_line, labelled
 from grader.result import CheckResult, Result, ResultLocation, Value
 
 EMOJI = {"passed": "✅", "failed": "❌", "skipped": "⏭️", "error": "⚠️"}
@@ -141,14 +141,12 @@ def _finding(check: CheckResult, options: RenderOptions) -> list[str]:
         out += [inline(check.message), ""]
     items: list[str] = []
     if check.location is not None:
-        at = t.raw("render.at") or "at"
-        items.append(f"- {at}: {location(check.location)}")
-    if check.expected is not None or check.found is not None:
-        exp = t.raw("render.expected") or "expected"
-        fnd = t.raw("render.found") or "found"
-        items.append(f"- {exp}: {_value(check.expected)} · {fnd}: {_value(check.found)}")
+        items.append(f"- {labelled(t, t.raw('render.at') or 'at', location(check.location))}")
+    shown = expected_found(check, t, " · ", _value)
+    if shown:
+        items.append(f"- {shown}")
     if check.hint:
-        items.append(f"- {t.raw('render.hint') or 'what to do'}: {inline(check.hint)}")
+        items.append(f"- {labelled(t, t.raw('render.hint') or 'what to do', inline(check.hint))}")
     if items:
         out += [*items, ""]
     return out
@@ -166,8 +164,9 @@ def counts(result: Result) -> dict[str, int]:
 
 
 def score_line(result: Result, options: RenderOptions) -> str:
-    score = options.catalog.raw("render.score") or "Score"
-    return f"{score}: {points(result.score)}/{points(result.max_score)}"
+    t = options.catalog
+    marks = f"{points(result.score)}/{points(result.max_score)}"
+    return labelled(t, t.raw("render.score") or "Score", marks)
 
 
 def render(result: Result, options: RenderOptions) -> str:

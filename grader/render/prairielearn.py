@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from grader.render import RenderOptions
-from grader.render.common import crashed, evidence_lines, grader_error_line, where
+from grader.render.common import crashed, evidence_lines, grader_error_line, labelled, where
 from grader.render.markdown import counts, explanations, score_line
 from grader.result import CheckResult, Result
 
@@ -44,7 +44,7 @@ def _details(check: CheckResult, options: RenderOptions) -> str:
     lines: list[str] = []
     place = where(check.location)
     if place:
-        lines.append(f"{t.raw('render.at') or 'at'}: {place}")
+        lines.append(labelled(t, t.raw("render.at") or "at", place))
     lines.extend(evidence_lines(check, t))
     return "\n".join(lines)
 

@@ -17,7 +17,14 @@ from collections.abc import Iterable
 
 from grader.i18n import Catalog, format_value
 from grader.render import RenderOptions
-from grader.render.common import files_in_line, grader_error_line, step_of, where
+from grader.render.common import (
+    expected_found,
+    files_in_line,
+    grader_error_line,
+    labelled,
+    step_of,
+    where,
+)
 from grader.render.wrap import COLOUR, cells, wrap
 from grader.result import ArtifactResult, CheckResult, Result
 
@@ -76,7 +83,8 @@ def _problems(artifact: ArtifactResult, options: RenderOptions) -> list[str]:
     lines: list[str] = []
     for problem in shown:
         place = where(problem.location) or artifact.file
-        lines += wrap(f"{place}: {problem.message}", options.width, PAD + "  ", first=PAD)
+        said = labelled(options.catalog, place, problem.message)
+        lines += wrap(said, options.width, PAD + "  ", first=PAD)
     if len(ordered) > len(shown):
         more = options.catalog.text("render.more", {"count": len(ordered) - len(shown)})
         lines.append(f"{PAD}{more} (-v)")
@@ -98,9 +106,8 @@ def _details(
             lines.append(PAD + place)
         if check.message:
             lines += wrap(check.message, width, PAD)
-        if check.expected is not None or check.found is not None:
-            exp, fnd = t.raw("render.expected") or "expected", t.raw("render.found") or "found"
-            shown = f"{exp}: {format_value(check.expected)} · {fnd}: {format_value(check.found)}"
+        shown = expected_found(check, t, " · ")
+        if shown:
             lines += wrap(shown, width, PAD)
     if check.hint:
         lines += wrap(f"→ {check.hint}", width, PAD + "  ", first=PAD)
@@ -136,7 +143,7 @@ def _waiting(
                 len(checks),
                 {"count": len(checks), "check": cause, "points": points},
             )
-        lines += wrap(f"{text or cause}: {ids}", options.width, PAD, first=f"{mark} ")
+        lines += wrap(labelled(catalog, text or cause, ids), options.width, PAD, first=f"{mark} ")
     return lines
 
 
@@ -161,7 +168,7 @@ def _summary(result: Result, options: RenderOptions) -> list[str]:
         if check.status not in ("failed", "error"):
             continue
         mark = _paint(MARKS[check.status], COLORS[check.status], options.color)
-        text = f"{check.id}: {check.message or check.title}"
+        text = labelled(t, check.id, check.message or check.title)
         out.append(f"{mark} {_fit(text, width - 2)}")
     skipped = sum(c.status == "skipped" for c in result.checks)
     if skipped:
@@ -205,7 +212,7 @@ def render(result: Result, options: RenderOptions) -> str:
     if not result.gradable:
         title = t.raw("render.not_gradable") or "Not graded"
         return "".join(
-            "\n".join(wrap(f"{title}: {e}", options.width, "  ", first="")) + "\n"
+            "\n".join(wrap(labelled(t, title, e), options.width, "  ", first="")) + "\n"
             for e in result.format_errors
         )
     out = [_fit(f"{result.lab} · {result.submission}", options.width)]
@@ -227,14 +234,15 @@ def render(result: Result, options: RenderOptions) -> str:
             and (check.message_id or "").rsplit(".", 1)[-1] not in ("valid",)
             and not options.verbose
         ):
-            note = f"{_paint(MARKS['passed'], COLORS['passed'], options.color)} {check.id}: "
+            mark = _paint(MARKS["passed"], COLORS["passed"], options.color)
+            note = labelled(t, f"{mark} {check.id}", "")
             out += ["", *wrap(check.message, options.width, PAD, first=note)]
     skipped = [c for c in result.checks if c.status == "skipped"]
     if skipped:
         out += ["", *_waiting(skipped, result, t, options)]
     summary = t.text("render.summary", dataclasses.asdict(result.summary)) or ""
-    score = f"{t.raw('render.score') or 'Score'}: "
-    score += f"{format_value(result.score)}/{format_value(result.max_score)} — {summary}"
+    marks = f"{format_value(result.score)}/{format_value(result.max_score)} — {summary}"
+    score = labelled(t, t.raw("render.score") or "Score", marks)
     status = "passed" if result.score == result.max_score else "failed"
     short = _summary(result, options)
     out += ["", *short] if short else []

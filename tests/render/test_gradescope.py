@@ -142,6 +142,15 @@ def test_test_name_is_the_check_id_and_title() -> None:
     )
 
 
+def test_a_chinese_test_name_joins_id_and_title_with_a_full_width_colon() -> None:
+    from grader.grade import grade
+    from grader.rubric import load_lab_rubric
+
+    result = grade(LAB, str(REAL / "correct"), load_lab_rubric(LAB, None, "checks"), lang="zh")
+    doc = json.loads(render(result, RenderOptions(catalog_for(LAB, "zh"))))
+    assert check_named(doc, "ttft.medians")["name"].startswith("ttft.medians：")
+
+
 def test_failed_check_output_has_message_location_expected_found_and_hint() -> None:
     test = check_named(results_of(graded("cache_on_in_prefill")), "prefill.cache_off")
     assert (test["status"], test["score"], test["max_score"]) == ("failed", 0, 4)

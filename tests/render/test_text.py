@@ -181,6 +181,37 @@ def test_colour_changes_no_line_break(name: str) -> None:
     assert re.sub(r"\033\[[0-9;]*m", "", painted) == plain
 
 
+# -- a label and its value -------------------------------------------------------------------
+
+
+def test_a_chinese_report_joins_a_label_and_its_value_with_a_full_width_colon() -> None:
+    text = text_of("role_chunk_counted", "zh")
+    assert "✗ chunks.role_chunk_excluded：" in text
+    assert re.search(r"\n得分：\d+/\d+ — ", text)
+    assert not re.search(r"(得分|预期|实际|怎么做): ", text)
+
+
+def test_a_japanese_report_keeps_the_half_width_colon_and_space() -> None:
+    """The ja orthography's own rule (tests/test_orthography_ja.py): `期待値: 686`."""
+    text = text_of("role_chunk_counted", "ja")
+    assert "✗ chunks.role_chunk_excluded: " in text
+    assert re.search(r"\n得点: \d+/\d+ — ", text)
+
+
+def test_a_check_that_gives_only_what_it_found_shows_no_expected_null() -> None:
+    import dataclasses
+
+    result = graded("role_chunk_counted")
+    checks = [
+        dataclasses.replace(c, expected=None) if c.status == "failed" else c for c in result.checks
+    ]
+    text = render(
+        dataclasses.replace(result, checks=checks), RenderOptions(Catalog("en", ("grader",)))
+    )
+    assert "found: " in text
+    assert "expected: null" not in text and "expected" not in text
+
+
 def test_korean_breaks_only_at_spaces() -> None:
     text = "이 검사는 서버 로그의 타이밍 블록과 학생이 적은 숫자를 비교합니다. " * 4
     lines = wrap(text, 30)
