@@ -125,3 +125,16 @@ def test_sse_py_with_an_absurd_default_fails_cleanly(
         path.read_text("utf-8").replace("raw_out=None):", f"raw_out={default}):", 1), "utf-8"
     )
     assert check_of(grade_folder(submission), "sse_py.static").status == "failed"
+
+
+def test_a_task_line_after_the_servers_end_of_run_line_fails_the_log(
+    grade_folder, submission: Path
+) -> None:
+    log = submission / "server.log"
+    lines = log.read_text("utf-8").splitlines(True)
+    end = lines.pop()  # "cleaning up before exit", moved before the last task's launch
+    launch = max(i for i, line in enumerate(lines) if "processing task" in line)
+    log.write_text("".join([*lines[:launch], end, *lines[launch:]]), "utf-8")
+    check = check_of(grade_folder(submission), "log.intact")
+    assert check.status == "failed" and check.message_id == "log.intact.after_end"
+    assert check.found == launch + 2
