@@ -22,6 +22,7 @@ from checks import (
 )
 from checks.formats.chat_stream import chat_stream
 from checks.formats.server_log import server_log
+from checks.samples import SAMPLE_FOLDERS
 from grader.engine import collect
 from grader.lab import Lab
 from grader.loading import ArtifactSpec
@@ -61,7 +62,7 @@ ARTIFACTS = (
 
 LAB = Lab(
     name="first-token",
-    title="the 'first token' LLM streaming lab (llama-server, SSE, time to first token)",
+    title="the 'first token' lab on an LLM's answer stream (llama.cpp, SSE, time to first token)",
     artifacts=ARTIFACTS,
     checks=collect(
         submission, log, server, source, stream, ttft, prefill, cache, sentence, cancel, report
@@ -72,6 +73,7 @@ LAB = Lab(
     limits=LIMITS,
     default_folder="/root/voice/llm",
     path_options={"log": "--server-log"},
-    sample="sample_submissions/correct",
+    samples=SAMPLE_FOLDERS,
+    sample="correct",
     class_report="checks.class_report:CLASS_REPORT",
 )

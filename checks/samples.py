@@ -38,8 +38,13 @@ MEASURED = (
 MIN_BYTES = 64
 """Smaller files are too small to be a fingerprint of a run."""
 REGISTRY = "samples.json"
-SAMPLES_ROOT = Path(os.path.abspath(__file__)).parent.parent / "sample_submissions"
-"""Where the published samples live in a source checkout."""
+SAMPLE_FOLDERS = ("samples", "../sample_submissions")
+"""Where the published samples live, relative to this package: the copy a wheel ships
+(pyproject maps `sample_submissions/` to `checks/samples/`), then a checkout's folder.
+The lab declares the same (`Lab.samples`), so `grader check --sample` finds them."""
+HERE = Path(os.path.abspath(__file__)).parent
+SAMPLES_ROOT = (HERE / SAMPLE_FOLDERS[1]).resolve()
+"""Where the published samples live in a source checkout (what the registry is built from)."""
 
 
 def stream_ids(text: str) -> list[str]:
@@ -95,7 +100,8 @@ def sample_at(folder: str) -> str | None:
     if not folder:
         return None
     here = os.path.normpath(os.path.abspath(folder))
-    for name in registry():
-        if here == os.path.normpath(os.path.abspath(SAMPLES_ROOT / name)):
+    for root in (os.path.normpath(HERE / relative) for relative in SAMPLE_FOLDERS):
+        name = os.path.relpath(here, root).replace(os.sep, "/")
+        if name in registry():
             return name
     return None

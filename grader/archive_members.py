@@ -11,9 +11,9 @@ bytes are checked before anything else); a tar is read header by header, its dat
 with nothing kept, so memory stays flat however many members it has. tar members also
 go through `tarfile.data_filter` (PEP 706) when this Python has it, as a second opinion.
 
-Anything unreadable is `ArchiveError` with a one-line reason; a member whose data can't
-be read is `MemberError`, raised when it is opened or read, so that it costs only its
-submission.
+Anything unreadable is `ArchiveError` with a one-line reason (a catalog message); a
+member whose data can't be read is `MemberError`, raised when it is opened or read, so
+that it costs only its submission.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from grader.faults import OutputError
+from grader.worded import Worded
 from grader.zipnames import display_name, open_zip
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
@@ -36,16 +37,23 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 Parts = tuple[str, ...]
 
 
-class ArchiveError(Exception):
-    """The archive as a whole can't be used (unsafe, over a cap, unreadable)."""
+class ArchiveError(Worded):
+    """The archive as a whole can't be used (unsafe, over a cap, unreadable); the reason
+    is a catalog message (`[archive]` in grader/messages)."""
 
 
-class MemberError(Exception):
+class MemberError(Worded):
     """One member can't be extracted; only its submission is lost."""
 
 
-class BudgetExhausted(Exception):
+class BudgetExhausted(Worded):
     """The batch's archives have used their whole extraction budget."""
+
+
+def detail_of(exc: BaseException) -> str:
+    """What a library said about data it could not read (zlib, zipfile, tarfile): kept as
+    it is, shown as code, since no catalog knows its words."""
+    return str(exc) or type(exc).__name__
 
 
 @dataclass(frozen=True)
@@ -92,14 +100,14 @@ def safe_parts(name: str, *, backslash_is_separator: bool = False) -> Parts:
     An empty result (`./`) means the archive's root.
     """
     if "\x00" in name:
-        raise ArchiveError(f"member name {name!r} contains a NUL byte")
+        raise ArchiveError("archive.nul_byte", name=repr(name))
     if backslash_is_separator:
         name = name.replace("\\", "/")
     if name.startswith("/") or _DRIVE.match(name):
-        raise ArchiveError(f"member {name!r} has an absolute path")
+        raise ArchiveError("archive.absolute", name=repr(name))
     parts = tuple(p for p in name.split("/") if p not in ("", "."))
     if ".." in parts:
-        raise ArchiveError(f"member {name!r} would be written outside the archive's folder (..)")
+        raise ArchiveError("archive.outside", name=repr(name))
     return parts
 
 
@@ -123,13 +131,10 @@ def _zip_members(path: str, caps: ArchiveCaps) -> Iterator[tuple[Iterator[Member
     with archive:
         infos = archive.infolist()
         if len(infos) > caps.members:
-            raise ArchiveError(f"{len(infos)} members, more than the cap of {caps.members}")
+            raise ArchiveError("archive.members", count=len(infos), cap=caps.members)
         declared = sum(info.file_size for info in infos)
         if declared > caps.declared_bytes:
-            raise ArchiveError(
-                f"declares {declared} uncompressed bytes, more than the cap of "
-                f"{caps.declared_bytes}"
-            )
+            raise ArchiveError("archive.bytes", declared=declared, cap=caps.declared_bytes)
 
         def members() -> Iterator[Member]:
             for info in infos:
@@ -138,7 +143,7 @@ def _zip_members(path: str, caps: ArchiveCaps) -> Iterator[tuple[Iterator[Member
 
                 def opener(info: zipfile.ZipInfo = info) -> IO[bytes]:
                     if info.flag_bits & 0x1:
-                        raise MemberError("it is encrypted")
+                        raise MemberError("archive.encrypted")
                     return archive.open(info)
 
                 yield Member(name, parts, _zip_kind(info), info.file_size, opener)
@@ -178,12 +183,10 @@ def _tar_members(path: str, caps: ArchiveCaps) -> Iterator[tuple[Iterator[Member
                 archive.members.clear()
                 count += 1
                 if count > caps.members:
-                    raise ArchiveError(f"more than {caps.members} members")
+                    raise ArchiveError("archive.more_members", cap=caps.members)
                 declared += member.size if member.isreg() else 0
                 if declared > caps.declared_bytes:
-                    raise ArchiveError(
-                        f"declares more than the cap of {caps.declared_bytes} uncompressed bytes"
-                    )
+                    raise ArchiveError("archive.more_bytes", cap=caps.declared_bytes)
                 parts = safe_parts(member.name)
 
                 def opener(member: tarfile.TarInfo = member) -> IO[bytes]:
@@ -192,10 +195,10 @@ def _tar_members(path: str, caps: ArchiveCaps) -> Iterator[tuple[Iterator[Member
                         try:
                             data_filter(member, "/nonexistent-root")
                         except tarfile.FilterError as exc:
-                            raise MemberError(f"refused by tarfile's data filter: {exc}") from None
+                            raise MemberError("archive.filtered", detail=detail_of(exc)) from None
                     source = archive.extractfile(member)
                     if source is None:  # pragma: no cover - isreg() members have data
-                        raise MemberError("it has no data")
+                        raise MemberError("archive.no_data")
                     return source
 
                 yield Member(member.name, parts, _tar_kind(member), member.size, opener)
@@ -208,7 +211,7 @@ def members(path: str, caps: ArchiveCaps) -> Iterator[tuple[Iterator[Member], in
     """The archive's members in archive order; `ArchiveError` for an unreadable one."""
     kind = archive_kind(path)
     if kind is None:
-        raise ArchiveError("not a .zip, .tar.gz, .tgz or .tar archive")
+        raise ArchiveError("archive.not_an_archive")
     reader = _zip_members if kind == "zip" else _tar_members
     try:
         with reader(path, caps) as found:
@@ -216,5 +219,4 @@ def members(path: str, caps: ArchiveCaps) -> Iterator[tuple[Iterator[Member], in
     except (ArchiveError, MemberError, BudgetExhausted, OutputError):
         raise
     except Exception as exc:  # corrupt data: BadZipFile, TarError, zlib.error, EOFError...
-        detail = str(exc) or type(exc).__name__
-        raise ArchiveError(f"can't read the archive: {detail}") from None
+        raise ArchiveError("archive.unreadable", detail=detail_of(exc)) from None

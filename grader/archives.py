@@ -33,9 +33,9 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
 from grader.archive_members import (
     ARCHIVE_SUFFIXES,
@@ -47,12 +47,14 @@ from grader.archive_members import (
     Parts,
     archive_kind,
     archive_stem,
+    detail_of,
     safe_parts,
 )
 from grader.archive_members import (
     members as read_members,
 )
 from grader.faults import OutputError
+from grader.worded import Worded
 
 __all__ = [  # the batch's and the tests' names, some defined in grader.archive_members
     "ARCHIVE_SUFFIXES",
@@ -65,6 +67,7 @@ __all__ = [  # the batch's and the tests' names, some defined in grader.archive_
     "Others",
     "PlannedRow",
     "RowExtraction",
+    "Special",
     "archive_kind",
     "archive_stem",
     "copy_counted",
@@ -72,6 +75,7 @@ __all__ = [  # the batch's and the tests' names, some defined in grader.archive_
     "plan_archive",
     "remove_extracted",
     "safe_parts",
+    "said_names",
 ]
 
 IGNORED = frozenset({"__MACOSX", "__pycache__"})
@@ -86,6 +90,31 @@ _CREATE = (
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)
 )
+
+
+class Special(str):
+    """A member that is never created (a link, a device, a FIFO): it reads as English,
+    `"a/b (symbolic link)"`, and `words(say)` says it in the batch's language."""
+
+    name: str
+    kind: str
+
+    def __new__(cls, name: str, kind: str) -> Special:
+        made = super().__new__(cls, f"{name} ({kind})")
+        made.name, made.kind = name, kind
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Special, (self.name, self.kind))
+
+    def words(self, say: Callable[..., str]) -> str:
+        kind = say("archive.kind." + self.kind.replace(" ", "_").lower())
+        return say("archive.member_kind", name=self.name, kind=kind)
+
+
+def said_names(names: list[str], say: Callable[..., str]) -> list[str]:
+    """Member names as a person reads them, each special member's kind in `say`'s words."""
+    return [n.words(say) if isinstance(n, Special) else n for n in names]
 
 
 @dataclass
@@ -139,7 +168,7 @@ class RowExtraction:
     files: set[str] = field(default_factory=set)  # artifact file names written
     bytes: int = 0
     too_big: dict[str, int] = field(default_factory=dict)  # file name -> declared size
-    error: str | None = None
+    error: Worded | None = None  # why the row's files could not be extracted
 
 
 def _hidden(parts: Parts) -> bool:
@@ -185,7 +214,7 @@ def plan_archive(path: str, artifacts: frozenset[str], caps: ArchiveCaps) -> Arc
                     continue
                 label = member.name
             else:
-                label = member.name if member.kind == "file" else f"{member.name} ({member.kind})"
+                label = member.name if member.kind == "file" else Special(member.name, member.kind)
             others.setdefault(folder[:2], Others()).add(label)
     rows: dict[Parts, PlannedRow] = {}
     if () in folders:  # the archive is one submission: nothing inside is searched
@@ -217,10 +246,7 @@ def plan_archive(path: str, artifacts: frozenset[str], caps: ArchiveCaps) -> Arc
 
 
 def _too_many(caps: ArchiveCaps) -> None:
-    raise ArchiveError(
-        f"more than {caps.submissions} submissions in one archive (the cap is "
-        "[limits] archive_submissions in the rubric)"
-    )
+    raise ArchiveError("archive.submissions", cap=caps.submissions)
 
 
 # ------------------------------------------------------------------ extracting
@@ -236,10 +262,7 @@ class Budget:
     def take(self, n: int) -> None:
         self.used += n
         if self.used > self.total:
-            raise BudgetExhausted(
-                f"the batch's archives are over {self.total} extracted bytes in all "
-                "(the cap is [limits] batch_archive_bytes in the rubric)"
-            )
+            raise BudgetExhausted("archive.budget", cap=self.total)
 
 
 def copy_counted(
@@ -257,12 +280,12 @@ def copy_counted(
         try:
             chunk = source.read(_CHUNK)
         except Exception as exc:  # BadZipFile (CRC), zlib.error, EOFError, OSError...
-            raise MemberError(f"it can't be read: {str(exc) or type(exc).__name__}") from None
+            raise MemberError("archive.member_unreadable", detail=detail_of(exc)) from None
         if not chunk:
             return written
         written += len(chunk)
         if written > declared:
-            raise MemberError(f"it inflates past its declared size of {declared} bytes")
+            raise MemberError("archive.inflates", size=declared)
         budget.take(len(chunk))
         try:
             sink.write(chunk)
@@ -285,8 +308,7 @@ def _write_member(member: Member, target: str, budget: Budget) -> int:
             except MemberError:
                 raise
             except Exception as exc:  # a bad local header, an unknown compression...
-                detail = str(exc) or type(exc).__name__
-                raise MemberError(f"it can't be read: {detail}") from None
+                raise MemberError("archive.member_unreadable", detail=detail_of(exc)) from None
             with source:
                 written = copy_counted(source, sink, member.size, budget, target)
         os.replace(partial, target)
@@ -324,7 +346,7 @@ def extract_rows(
             out[parts] = RowExtraction(folder)
     except OSError as exc:
         raise OutputError.of(dest, exc) from None
-    exhausted: str | None = None
+    exhausted: Worded | None = None
     with read_members(plan.path, caps) as (found, _):
         for member in found:
             parts = member.parts
@@ -350,9 +372,9 @@ def extract_rows(
                     got.bytes += _write_member(member, os.path.join(got.folder, name), budget)
                     got.files.add(name)
                 except MemberError as exc:
-                    got.error = f"the archive member {member.name} can't be extracted: {exc}"
+                    got.error = MemberError("archive.member_failed", name=member.name, reason=exc)
                 except BudgetExhausted as exc:
-                    exhausted = got.error = str(exc)
+                    exhausted = got.error = exc
     if exhausted:
         for key, got in out.items():
             if remaining[key] > 0 and not got.error:

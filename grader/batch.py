@@ -79,6 +79,7 @@ from grader.gradebook import gradebook_csv, summary_dict
 from grader.outdir import claim
 from grader.progress import Progress
 from grader.visible import visible_data
+from grader.worded import Worded
 
 DERIVED = ("gradebook.csv", "summary.json")
 
@@ -118,8 +119,11 @@ def make_tasks(found: Sequence[Found]) -> list[Task]:
 
 
 def _say(catalog: Any) -> Callable[..., str]:
+    """`say(message_id, **params)`: the sentence in the batch's language; a parameter
+    that is `Worded` (an archive's refusal, say) is worded in it too."""
+
     def say(message_id: str, **params: Any) -> str:
-        return str(catalog.text(message_id, params) or message_id)
+        return Worded(message_id, **params).text(catalog)
 
     return say
 
@@ -218,7 +222,7 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
     rows: dict[str, Row] = {}
     counts = {"resumed": 0, "graded": 0}
     stream = options.progress_stream or sys.stderr
-    bar = Progress(len(tasks), stream, options.progress and bool(tasks))
+    bar = Progress(len(tasks), stream, options.progress and bool(tasks), words=say)
 
     def on_row(row: Row) -> None:
         rows[row.id] = row

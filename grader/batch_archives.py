@@ -35,6 +35,7 @@ from grader.archives import (
     RowExtraction,
     extract_rows,
     remove_extracted,
+    said_names,
 )
 from grader.batch_grading import Task
 from grader.discovery import PlannedArchive
@@ -45,7 +46,7 @@ Say = Callable[..., str]
 
 
 def _others_text(say: Say, others: Others) -> str:
-    names = ", ".join(others.names)
+    names = ", ".join(said_names(others.names, say))
     if others.count > len(others.names):
         names += ", …"
     return say("batch.note_others", count=others.count, names=names)
@@ -106,7 +107,7 @@ class ArchiveRun:
         self.names = {a.filename: a.name for a in lab.artifacts}
         self.max_bytes = {a.filename: limits[a.max_bytes] for a in lab.artifacts}
         self.extracted: dict[int, dict[tuple[str, ...], RowExtraction]] = {}
-        self.errors: dict[int, str] = {}
+        self.errors: dict[int, ArchiveError] = {}
 
     def _ready(self, number: int, extraction: dict[Any, RowExtraction] | None) -> list[Task]:
         ready = []
@@ -116,7 +117,7 @@ class ArchiveRun:
                 continue
             got = None if extraction is None else extraction.get(task.row)
             if got is None or got.error:
-                detail = self.errors.get(number) or (got.error if got else "?")
+                detail = self.errors.get(number) or (got.error if got else None) or "?"
                 error = self.say("batch.not_extracted", detail=detail)
                 ready.append(dataclasses.replace(task, error=error))
                 continue
@@ -135,7 +136,7 @@ class ArchiveRun:
         try:
             extraction = extract_rows(entry.plan, dest, self.caps, self.max_bytes, self.budget)
         except ArchiveError as exc:
-            self.errors[number] = str(exc)
+            self.errors[number] = exc
             return self._ready(number, None), 0
         self.extracted[number] = extraction
         return self._ready(number, extraction), sum(r.bytes for r in extraction.values())
@@ -170,16 +171,17 @@ class ArchiveRun:
             plan = entry.plan
             extraction = self.extracted.get(number, {})
             others = plan.others if plan else Others()
+            error = self.errors.get(number)
             notes.append(
                 {
                     "archive": entry.path,
                     "ids": sorted(t.id for t in self.tasks[number]),
                     "extracted": plan is not None and number not in self.errors,
-                    "error": entry.error or self.errors.get(number),
+                    "error": entry.error or (self.say("batch.say", text=error) if error else None),
                     "members": plan.members if plan else 0,
                     "files": sum(len(r.files) for r in extraction.values()),
                     "bytes": sum(r.bytes for r in extraction.values()),
-                    "others": {"count": others.count, "names": others.names},
+                    "others": {"count": others.count, "names": said_names(others.names, self.say)},
                 }
             )
         return sorted(notes, key=lambda n: (n["ids"][:1], n["archive"]))

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from grader.cli_parser import LAB, LANG, RUBRIC, Command, arg, build, english, parse_alone, said
 from grader.exits import EXIT_INTERRUPTED, EXIT_NOT_GRADED
 
 
@@ -25,69 +26,40 @@ def _jobs(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(said("help.batch.not_a_number", value=text)) from None
     if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+        raise argparse.ArgumentTypeError(said("help.batch.too_few", value=value))
     return value
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `batch` to the `grader` command's subparsers; `run(args)` runs it."""
-    from grader.i18n import LANGUAGES
-    from grader.labs import add_lab_option
-
-    parser = subparsers.add_parser(
-        "batch",
-        help="grade many submissions (folders, folders of folders, archives) into a gradebook",
-        description=(
-            "Grade every submission under the PATHs in parallel and write "
-            "DIR/results/<id>.json, DIR/gradebook.csv and DIR/summary.json. "
-            "Exit status: 0 all graded, 1 some could not be graded, 2 bad usage or a "
-            "fault of the set-up (--out locked or not writable, a full disk), 3 the "
-            "grader failed on some submission."
+COMMAND = Command(
+    "batch",
+    "help.batch.summary",
+    (
+        arg("paths", nargs="+", metavar="PATH", help="help.batch.paths"),
+        arg("--out", required=True, metavar="DIR", help="help.batch.out"),
+        arg("--jobs", type=_jobs, metavar="N", help="help.batch.jobs"),
+        arg("--resume", action="store_true", help="help.batch.resume"),
+        RUBRIC,
+        arg("--lang", choices=LANG.options["choices"], help="help.batch.lang"),
+        arg(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="help.batch.progress",
         ),
-    )
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="a submission folder, a folder of submission folders (two levels deep) or a "
-        ".zip / .tar.gz / .tgz / .tar archive of one or many submissions",
-    )
-    parser.add_argument("--out", required=True, metavar="DIR", help="where to write the results")
-    parser.add_argument(
-        "--jobs",
-        type=_jobs,
-        metavar="N",
-        help="worker processes (default: the number of CPUs; 1 grades in this process)",
-    )
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="keep the results in DIR/results that are still this submission's result for "
-        "these inputs (same source, files, rubric, language and grader); grade the others",
-    )
-    parser.add_argument(
-        "--rubric", metavar="FILE", help="a rubric TOML file (default: the lab's own)"
-    )
-    parser.add_argument(
-        "--lang",
-        choices=list(LANGUAGES),
-        help="language of the feedback (default: from LC_ALL / LC_MESSAGES / LANG, else en)",
-    )
-    parser.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="progress bar on stderr when it is a terminal (default: on)",
-    )
-    parser.add_argument(
-        "--html",
-        metavar="FILE",
-        help="also write the class report (one HTML page) to FILE; see `grader report`",
-    )
-    add_lab_option(parser)
-    return parser
+        arg("--html", metavar="FILE", help="help.batch.html"),
+        LAB,
+    ),
+    description="help.batch.description",
+)
+"""`grader batch`'s arguments (`grader.cli_parser`); `run(args)` runs it."""
+
+
+def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
+    """Add `batch` to the `grader` command's subparsers, in `catalog`'s language
+    (English by default)."""
+    return build(subparsers, COMMAND, catalog or english())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -178,9 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from grader.syspath import drop_working_directory
 
     drop_working_directory()
-    parser = argparse.ArgumentParser(prog="grader")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    return run(parser.parse_args(["batch", *(sys.argv[1:] if argv is None else argv)]))
+    given = ["batch", *(sys.argv[1:] if argv is None else argv)]
+    return run(parse_alone(COMMAND, given))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,23 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from grader import __version__
+from grader import __version__, cli_lab
+from grader.cli_io import say
+from grader.cli_io import silence_stdout as _silence_stdout
+from grader.cli_io import write as _write
+from grader.cli_parser import (
+    LAB,
+    LANG,
+    RUBRIC,
+    Command,
+    add_args,
+    arg,
+    build,
+    language,
+    option_value,
+    root,
+    speaking,
+)
 from grader.exits import (
     EXIT_FAILED as EXIT_FAILED,  # re-exported: `grader.cli` named the statuses first
 )
@@ -28,23 +44,54 @@ from grader.exits import (
 )
 from grader.syspath import drop_working_directory
 
-# Commands whose modules are imported only when they run (or for --help): `grader check`
-# must not pay for the batch runner or the class report. name -> help
-_HEAVY = {
-    "batch": "grade many submissions (folders, archives) into a gradebook",
-    "report": "write the class report (one HTML page) of a finished batch",
-}
+# Commands whose modules are imported only when they run (or for their --help): `grader
+# check` must not pay for the batch runner or the class report. name -> its summary's id
+_HEAVY = {"batch": "help.batch.summary", "report": "help.report.summary"}
 
 
-def _lab_named(argv: Sequence[str]) -> str | None:
-    """The `--lab NAME` of the command line, read before the parser is built (the lab's
-    defaults and options shape it)."""
-    for index, arg in enumerate(argv):
-        if arg == "--lab" and index + 1 < len(argv):
-            return argv[index + 1]
-        if arg.startswith("--lab="):
-            return arg.partition("=")[2]
-    return None
+def _check_command(lab: Any) -> Command:
+    """`grader check`: its options depend on the lab (its default folder, its path options)."""
+    from grader.render import FORMATS
+
+    folder = lab.default_folder if lab is not None else None
+    files = {a.name: a.filename for a in lab.artifacts} if lab is not None else {}
+    paths = lab.path_options.items() if lab is not None else ()
+    return Command(
+        "check",
+        "help.check.summary",
+        (
+            arg(
+                "dir",
+                nargs="?",
+                default=folder,
+                metavar="DIR",
+                help="help.check.dir" if folder else "help.check.dir_no_default",
+                params={"folder": folder},
+            ),
+            *(
+                arg(
+                    option,
+                    metavar="PATH",
+                    dest=f"path_{artifact}",
+                    help="help.check.path",
+                    params={"file": files[artifact]},
+                )
+                for artifact, option in paths
+            ),
+            arg("--sample", metavar="NAME", help="help.check.sample"),
+            arg("--format", choices=sorted(FORMATS), default="text", help="help.check.format"),
+            arg("--output", metavar="FILE", help="help.check.output"),
+            RUBRIC,
+            LANG,
+            arg("--color", choices=COLORS, default="auto", help="help.check.color"),
+            arg("-v", "--verbose", action="store_true", help="help.check.verbose", group="amount"),
+            arg("-q", "--quiet", action="store_true", help="help.check.quiet", group="amount"),
+            LAB,
+        ),
+    )
+
+
+COLORS = ("auto", "always", "never")
 
 
 def _chosen_lab(argv: Sequence[str]) -> Any:
@@ -53,81 +100,33 @@ def _chosen_lab(argv: Sequence[str]) -> Any:
     from grader.labs import LabError, choose
 
     try:
-        return choose(_lab_named(argv))
+        return choose(option_value(argv, "--lab"))
     except LabError:
         return None
 
 
-def _parser(argv: Sequence[str], lab: Any) -> argparse.ArgumentParser:
-    from grader.i18n import LANGUAGES
-    from grader.labs import add_lab_option
-    from grader.render import FORMATS
+def _parser(argv: Sequence[str], lab: Any, catalog: Any) -> argparse.ArgumentParser:
+    """The `grader` parser, every word from `catalog` (build it inside `speaking`)."""
+    if lab is not None:
+        from grader.labs import lab_title
 
-    what = f"a submission of {lab.title or lab.name}" if lab is not None else "a lab submission"
-    parser = argparse.ArgumentParser(
-        prog="grader", description=f"Grade {what} offline, from its saved files."
+        parser = root(catalog, "help.grader.description", {"lab": lab_title(lab, catalog)})
+    else:
+        parser = root(catalog, "help.grader.description_no_lab", {})
+    version = arg(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="help.grader.version"
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="grade one submission folder")
-    folder = lab.default_folder if lab is not None else None
-    check.add_argument(
-        "dir",
-        nargs="?",
-        default=folder,
-        help=f"the submission folder (default: {folder or 'none, the lab has no default'})",
-    )
-    files = {a.name: a.filename for a in lab.artifacts} if lab is not None else {}
-    for artifact, option in lab.path_options.items() if lab is not None else ():
-        check.add_argument(
-            option,
-            metavar="PATH",
-            dest=f"path_{artifact}",
-            help=f"{files[artifact]} from PATH (default: {files[artifact]} in DIR)",
-        )
-    check.add_argument(
-        "--format", choices=sorted(FORMATS), default="text", help="output format (default: text)"
-    )
-    check.add_argument(
-        "--output", metavar="FILE", help="write the result to FILE instead of stdout"
-    )
-    check.add_argument(
-        "--rubric", metavar="FILE", help="a rubric TOML file (default: the lab's own)"
-    )
-    check.add_argument(
-        "--lang",
-        choices=list(LANGUAGES),
-        help="language of the feedback (default: from LC_ALL / LC_MESSAGES / LANG, else en)",
-    )
-    check.add_argument(
-        "--color",
-        choices=["auto", "always", "never"],
-        default="auto",
-        help="colour the text report (auto: on a terminal, unless NO_COLOR is set)",
-    )
-    amount = check.add_mutually_exclusive_group()
-    amount.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="every check on its own line, and every problem of each file",
-    )
-    amount.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="only what did not pass, what to do first, and the score",
-    )
-    add_lab_option(check)
-    checks = sub.add_parser("checks", help="list the lab's check ids with their points and titles")
-    add_lab_option(checks)
-    sub.add_parser("labs", help="list the installed labs")
+    lang = arg("--lang", choices=LANG.options["choices"], dest="root_lang", help=LANG.help)
+    add_args(parser, (version, lang), catalog)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in (_check_command(lab), *cli_lab.COMMANDS.values()):
+        build(sub, command, catalog)
     first = next((a for a in argv if not a.startswith("-")), None)
-    for name, help_text in _HEAVY.items():
+    for name, summary in _HEAVY.items():
         if first == name:
-            _heavy(name).add_parser(sub)
+            build(sub, _heavy(name).COMMAND, catalog)
         else:
-            sub.add_parser(name, help=help_text, add_help=False)
+            sub.add_parser(name, help=catalog.text(summary), add_help=False)
     return parser
 
 
@@ -142,57 +141,30 @@ def _heavy(name: str) -> Any:
     return report_cli
 
 
-def say(text: str, prefix: str = "grader") -> None:
-    """One diagnostic line on stderr, its control characters and odd bytes visible."""
-    from grader.visible import visible
+def _sample_hint(lab: Any, catalog: Any) -> str | None:
+    """How to try the grader on the lab's bundled sample, if it ships one."""
+    from grader.samples import sample_folder
 
-    print(f"{prefix}: {visible(text, keep_newlines=True)}", file=sys.stderr)
-
-
-def _write(text: str, output: str | None) -> None:
-    """Print as UTF-8 (whatever the locale), or replace `output` atomically (temporary
-    file in its folder, then rename); raises `OutputError` when it can't be written."""
-    from grader.faults import STDOUT, OutputError, write_output
-
-    data = text.encode("utf-8")
-    if output is not None:
-        write_output(output, data)
-        return
-    try:
-        stream = getattr(sys.stdout, "buffer", None)
-        if stream is None:  # a text stream without bytes (tests capture this way)
-            sys.stdout.write(text)
-        else:
-            sys.stdout.flush()
-            stream.write(data)
-            stream.flush()
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as exc:  # stdout on a full disk (or /dev/full)
-        _silence_stdout()
-        raise OutputError.of(STDOUT, exc) from None
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null, so the interpreter's last flush can't fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # pragma: no cover - no real stdout
-        pass
-
-
-def _sample_hint(lab: Any) -> str | None:
-    """How to try the grader on the lab's bundled sample, if it has one."""
-    if not lab.sample:
+    if not lab.sample or sample_folder(lab, lab.sample) is None:
         return None
-    from grader.package_data import package_dir
+    return catalog.text("cli.try_sample", {"sample": lab.sample})
 
-    here = os.path.dirname(package_dir(lab.package))  # a checkout: the lab's package's folder
-    sample = os.path.join(here, lab.sample)
-    shown = sample if os.path.isdir(sample) else lab.sample
-    return f"To try the grader on a bundled sample: grader check {shown}"
+
+def _sample(lab: Any, name: str, catalog: Any) -> str | None:
+    """The folder of the bundled sample `name`; None (having said why) when there is none."""
+    import difflib
+
+    from grader.samples import sample_folder, sample_names
+
+    folder = sample_folder(lab, name)
+    if folder is not None:
+        return folder
+    names = sample_names(lab)
+    close = difflib.get_close_matches(name, names, n=1)
+    key = "cli.no_such_sample_similar" if close else "cli.no_such_sample"
+    params = {"sample": name, "similar": close[0] if close else "", "names": ", ".join(names)}
+    say(catalog.text(key if names else "cli.no_samples", params) or name)
+    return None
 
 
 def _color(choice: str, output: str | None) -> bool:
@@ -229,6 +201,13 @@ def _check(args: argparse.Namespace) -> int:
     lab = _lab(args)
     lang = args.lang or language_from_environment()
     catalog = catalog_for(lab, lang)
+    if args.sample is not None:
+        if args.dir is not None and args.dir != lab.default_folder:
+            say(catalog.text("cli.sample_and_folder") or "give a folder or --sample, not both")
+            return EXIT_NOT_GRADED
+        args.dir = _sample(lab, args.sample, catalog)
+        if args.dir is None:
+            return EXIT_NOT_GRADED
     if args.dir is None:
         say(catalog.text("cli.no_folder", {"lab": lab.name}) or "give the submission folder")
         return EXIT_NOT_GRADED
@@ -247,7 +226,7 @@ def _check(args: argparse.Namespace) -> int:
     except NotGradable as exc:
         result = not_gradable(lab, args.dir, rubric.version, exc.problem, lang)
         say(result.format_errors[0])
-        hint = _sample_hint(lab) if args.dir == lab.default_folder else None
+        hint = _sample_hint(lab, catalog) if args.dir == lab.default_folder else None
         if hint:
             say(hint)
         if args.format == "text":
@@ -305,49 +284,20 @@ def _internal_error(
     return EXIT_GRADER_ERROR
 
 
-def _list_checks(args: argparse.Namespace) -> int:
-    from grader.rubric import load_lab_rubric
-
-    lab = _lab(args)
-    rubric = load_lab_rubric(lab).settings()
-    catalog = _catalog(None, lab)
-    for spec in lab.artifacts:
-        title = catalog.text("engine.schema_check.title", {"file": spec.filename})
-        print(f"{spec.name}.schema\t{rubric[spec.name + '.schema']['points']:g}\t{title}")
-    for chk in lab.checks:
-        print(f"{chk.id}\t{rubric[chk.id]['points']:g}\t{catalog.text(chk.id + '.title')}")
-    return EXIT_PASSED
-
-
-def _list_labs() -> int:
-    """Each installed lab: its name, what it is, and where it comes from."""
-    from grader.labs import LabError, installed, load
-
-    found = installed()
-    if not found:
-        say(_catalog(None).text("lab.none", {"group": "grader.labs"}) or "no lab is installed")
-        return EXIT_NOT_GRADED
-    for point in found:
-        try:
-            title = load(point.name).title
-        except LabError as error:
-            title = error.text(_catalog(None))
-        print(f"{point.name}\t{title}\t{point.value}")
-    return EXIT_PASSED
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
     lab = _chosen_lab(argv)
-    args = _parser(argv, lab).parse_args(argv)
+    catalog = _catalog(language(list(argv)), lab)
+    with speaking(catalog):  # argparse's own words too, and its errors (exit 2)
+        args = _parser(argv, lab, catalog).parse_args(argv)
+    if getattr(args, "lang", None) is None:  # `grader --lang ja check DIR`
+        args.lang = args.root_lang
     try:
         if args.command in _HEAVY:
             return int(_heavy(args.command).run(args))
-        if args.command == "labs":
-            return _list_labs()
-        if args.command == "checks":
-            return _list_checks(args)
+        if args.command in cli_lab.COMMANDS:
+            return cli_lab.run(args)
         return _check(args)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -1,17 +1,17 @@
 """Finding a batch's submissions under its PATHs, and planning (not extracting) archives.
 
-A folder is a submission when it directly holds at least one of the lab's artifact files
-(the file names its `Lab.artifacts` declare). Each PATH is
-- a submission folder: its id is the folder's own name;
-- a folder of submissions, searched two levels deep: `PATH/alice/` and
-  `PATH/section-a/alice/` are both found (the second level is looked at only in a folder
-  that is not a submission itself). A first-level folder with no lab files at either
-  level is a row "no lab files found", never silently dropped; deeper folders without lab
-  files inside a group are ignored. Archives directly inside PATH are planned too, as
-  learning platforms download one archive per student;
+A folder holds a submission by the rule every command follows (`grader.locate`): it, or
+the shallowest folders below it (two levels at most), directly hold at least one of the
+lab's files. Each PATH is
+- a submission folder (it holds lab files itself): its id is the folder's own name;
+- a folder of submissions: each first-level folder is a student's, or a section's, and
+  its submissions are found by the same rule, so `PATH/alice/`, `PATH/alice/llm/` and
+  `PATH/section-a/alice/` are all found. A first-level folder with no lab files in reach
+  is a row "no lab files found", never silently dropped. Archives directly inside PATH
+  are planned too, as learning platforms download one archive per student;
 - an archive (`.zip`, `.tar.gz`, `.tgz`, `.tar`) holding one submission (files at its
-  top) or many (the same two-level search inside it), planned by `grader.archives`
-  from its member names; its rows are extracted later, a few archives at a time.
+  top) or many (a two-level search inside it), planned by `grader.archives` from its
+  member names; its rows are extracted later, a few archives at a time.
 Names starting with `.`, `__MACOSX`, `__pycache__` and the `--out` folder itself are
 skipped. Links are never followed while searching (a PATH itself may be one): a link to
 a folder among the first-level entries is a row saying so, other links are ignored. The
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from grader.archives import (
     ArchiveCaps,
@@ -35,6 +35,8 @@ from grader.archives import (
     archive_stem,
     plan_archive,
 )
+from grader.faults import read_failure
+from grader.locate import Listing, listing, locate
 
 Parts = tuple[str, ...]
 Say = Callable[..., str]  # say(message_id, **params) -> the sentence in the batch's language
@@ -62,14 +64,6 @@ class PlannedArchive:
     error: str | None = None
 
 
-@dataclass
-class _Listing:
-    has_artifacts: bool = False
-    folders: list[str] = field(default_factory=list)
-    archives: list[str] = field(default_factory=list)
-    links: list[str] = field(default_factory=list)
-
-
 def _join(source: str, parts: Iterable[str]) -> str:
     inner = "/".join(parts)
     return f"{source}/{inner}" if inner else source
@@ -90,25 +84,8 @@ class Discovery:
         self.archives: list[PlannedArchive] = []
         self._sources: set[str] = set()
 
-    def listing(self, folder: str) -> _Listing:
-        listing = _Listing()
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            return listing
-        for entry in entries:
-            if entry.name.startswith(".") or entry.name in ("__MACOSX", "__pycache__"):
-                continue
-            if entry.name in self.artifacts:
-                listing.has_artifacts = True
-            elif entry.is_dir(follow_symlinks=False):
-                if os.path.realpath(entry.path) not in self.skip:
-                    listing.folders.append(entry.name)
-            elif entry.is_file(follow_symlinks=False) and archive_kind(entry.name):
-                listing.archives.append(entry.name)
-            elif entry.is_symlink() and os.path.isdir(entry.path):
-                listing.links.append(entry.name)
-        return listing
+    def listing(self, folder: str) -> Listing:
+        return listing(folder, self.artifacts, self.skip)
 
     def add(self, found: Found) -> None:
         key = os.path.normpath(found.source)
@@ -138,30 +115,23 @@ class Discovery:
             return
         before = len(self.found)
         for name in listing.folders:
-            sub, sub_source, sub_parts = (
-                os.path.join(folder, name),
-                os.path.join(source, name),
-                (*parts, name),
-            )
-            inner = self.listing(sub)
-            if inner.has_artifacts:
-                self.add(Found(sub_parts, sub_source, sub))
-                continue
-            nested = [n for n in inner.folders if self.listing(os.path.join(sub, n)).has_artifacts]
-            for name2 in nested:
+            # each first-level folder is a student's (or a section of students'): its
+            # submissions are where `grader check` would find them (grader.locate)
+            located = locate(os.path.join(folder, name), self.artifacts, self.skip)
+            for inner in located.found:
                 self.add(
                     Found(
-                        (*sub_parts, name2),
-                        os.path.join(sub_source, name2),
-                        os.path.join(sub, name2),
+                        (*parts, name, *inner),
+                        os.path.join(source, name, *inner),
+                        located.path(inner),
                     )
                 )
-            if not nested:
-                self.add(Found(sub_parts, sub_source, error=self.no_files()))
+            if not located.found:
+                self.add(Found((*parts, name), os.path.join(source, name), error=self.no_files()))
         for name in listing.links:
             error = self.say("batch.linked_folder")
             self.add(Found((*parts, name), os.path.join(source, name), error=error))
-        for name in listing.archives:
+        for name in filter(archive_kind, listing.files):
             self.archive(os.path.join(folder, name), (*parts, archive_stem(name)))
         if len(self.found) == before:
             self.add(Found(parts or (own,), source, error=self.no_files()))
@@ -172,13 +142,12 @@ class Discovery:
         try:
             plan = plan_archive(path, self.artifacts, self.caps)
         except ArchiveError as exc:
-            error = self.say("batch.archive_refused", detail=str(exc))
+            error = self.say("batch.archive_refused", detail=exc)
             self.archives.append(PlannedArchive(path, parts, error=error))
             self.add(Found(parts, path, error=error, archive=number))
             return
         except OSError as exc:
-            detail = exc.strerror or str(exc)
-            error = self.say("batch.archive_refused", detail=detail)
+            error = self.say("batch.archive_refused", detail=read_failure(exc))
             self.archives.append(PlannedArchive(path, parts, error=error))
             self.add(Found(parts, path, error=error, archive=number))
             return

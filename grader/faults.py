@@ -58,6 +58,17 @@ class OutputError(Exception):
         return f"can't write {self.path}: {self.strerror}"
 
 
+def read_failure(error: OSError) -> Any:
+    """Why a file could not be read (a `Worded`): permission denied, a folder, ... in the
+    reader's words; the system's own text for a rarer reason."""
+    from grader.worded import Worded
+
+    key = _REASONS.get(error.errno or 0, "fault.other")
+    if key not in ("fault.permission", "fault.is_a_folder", "fault.not_a_folder"):
+        key = "fault.other"  # ("its folder does not exist" is what a write says)
+    return Worded(key, error=error.strerror or str(error))
+
+
 def write_output(path: str, data: bytes) -> None:
     """`write_atomic`, with any OSError turned into `OutputError` naming `path`."""
     try:

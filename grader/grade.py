@@ -16,6 +16,7 @@ from grader.i18n import Catalog
 from grader.lab import Lab
 from grader.limits import Limits
 from grader.loading import Artifact, Read, parse, read
+from grader.locate import locate
 from grader.problems import Location, Problem
 from grader.result import (
     STATUSES,
@@ -32,7 +33,7 @@ from grader.sandbox import run_confined
 
 
 class NotGradable(Exception):
-    """The submission as a whole can't be graded (no folder); `problem` says why."""
+    """The submission as a whole can't be graded (no folder, no lab files); `problem` says why."""
 
     def __init__(self, problem: Problem) -> None:
         super().__init__(problem.message_id)
@@ -49,6 +50,34 @@ def check_folder(folder: str) -> None:
             "engine.unreadable_folder", {"folder": folder, "error": "permission denied"}
         )
         raise NotGradable(problem)
+
+
+def find_files(
+    lab: Lab,
+    folder: str,
+    overrides: Mapping[str, str],
+    refused: Mapping[str, Problem] | None = None,
+) -> tuple[str, str | None]:
+    """The folder whose files are graded, and where it is below `folder` (None: `folder`
+    itself), by the one rule of every command (`grader.locate`); raises `NotGradable`
+    when `folder` holds no lab files in reach, or several submissions."""
+    check_folder(folder)
+    names = [spec.filename for spec in lab.artifacts]
+    located = locate(folder, names)
+    if located.found == [()]:
+        return folder, None
+    if len(located.found) == 1:
+        return located.path(located.found[0]), "/".join(located.found[0])
+    if located.found:
+        shown = ", ".join(f"{'/'.join(parts)}/" for parts in located.found[:4])
+        more = ", …" if len(located.found) > 4 else ""
+        params = {"folder": folder, "count": len(located.found), "found": shown + more}
+        raise NotGradable(Problem("engine.several_submissions", params))
+    if overrides or refused:  # files given one by one, or known and refused, are the submission
+        return folder, None
+    files = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
+    key = "engine.no_lab_files" if located.complete else "engine.too_many_folders"
+    raise NotGradable(Problem(key, {"folder": folder, "files": files}))
 
 
 def read_artifacts(
@@ -121,7 +150,8 @@ def submission_digest(
     """The input digest `grade` would give this submission, without grading it (for
     `--resume`); None when the folder can't be graded at all."""
     try:
-        got = read_artifacts(lab, folder, overrides or {}, rubric.make_limits(lab.limits), refused)
+        found, _ = find_files(lab, folder, overrides or {}, refused)
+        got = read_artifacts(lab, found, overrides or {}, rubric.make_limits(lab.limits), refused)
     except NotGradable:
         return None
     return digest_of(lab, rubric, Catalog(lang, ()).lang, got)
@@ -190,7 +220,8 @@ def grade(
     limits: Limits | None = None,
     refused: Mapping[str, Problem] | None = None,
 ) -> Result:
-    """Grade the submission in `folder`; raises `NotGradable` only when there is no folder.
+    """Grade the submission in `folder` (or in the one folder below it that holds its files,
+    `grader.locate`); raises `NotGradable` when there is no submission to grade.
 
     `refused`: artifacts known to be unreadable before grading, with the reason (see
     `read_artifacts`).
@@ -200,18 +231,19 @@ def grade(
     packages = ("grader", lab.messages_package)
     roots = (lab.schemas.folder,) if lab.schemas is not None else ()
     catalog = catalog_for(lab, lang)
+    files, files_in = find_files(lab, folder, overrides, refused)
 
     def confined_phase() -> tuple[dict[str, Read], dict[str, Artifact], list[Outcome]]:
-        got = read_artifacts(lab, folder, overrides, limits, refused)
+        got = read_artifacts(lab, files, overrides, limits, refused)
         artifacts = {spec.name: parse(spec, got[spec.name], limits) for spec in lab.artifacts}
         return (
             got,
             artifacts,
-            run_checks(lab, artifacts, rubric.settings(), os.path.abspath(folder)),
+            run_checks(lab, artifacts, rubric.settings(), os.path.abspath(files)),
         )
 
     got, artifacts, outcomes = run_confined(
-        confined_phase, folder, (*overrides.values(), *roots), packages
+        confined_phase, files, (*overrides.values(), *roots), packages
     )
     counts = {s: sum(o.status == s for o in outcomes) for s in STATUSES}
     return Result(
@@ -228,6 +260,7 @@ def grade(
         artifacts=[_artifact_result(artifacts[a.name], catalog) for a in lab.artifacts],
         grader_error=counts["error"] > 0,
         input_digest=digest_of(lab, rubric, catalog.lang, got),
+        files_in=files_in,
     )
 
 

@@ -86,16 +86,20 @@ class Catalog:
         """`text` of the form of `key` that agrees with `count` (see `_plural_key`)."""
         return self.text(key, {**(params or {}), "count": count})
 
+    def form(self, key: str, count: int) -> str:
+        """The id of the form of `key` that agrees with `count`: `<key>_one` for one thing
+        when the catalog has it (see `_plural_key`), else `key`."""
+        singular = _plural_key(key, count, self.lang)
+        return singular if singular != key and self.raw(singular) is not None else key
+
     def text(self, key: str | None, params: Mapping[str, Param] | None = None) -> str | None:
-        """The message `key` filled with `params`; a message counting `{count}` things
-        takes its singular form (`<key>_one`) when there is one thing."""
+        """The message `key` filled with `params`; a message counting `{count}` (or `{n}`)
+        things takes its singular form (`<key>_one`) when there is one thing."""
         if key is None:
             return None
-        count = (params or {}).get("count")
+        count = (params or {}).get("count", (params or {}).get("n"))
         if isinstance(count, int) and not isinstance(count, bool):
-            singular = _plural_key(key, count, self.lang)
-            if singular != key and self.raw(singular) is not None:
-                key = singular
+            key = self.form(key, count)
         template = self.raw(key)
         if template is None:
             return None

@@ -45,7 +45,8 @@ class Lab:
     schemas: SchemaSet
     """Its formats, the JSON Schemas its parsers validate against (readable while grading)."""
     title: str = ""
-    """One line saying what the lab is (`grader labs`, `grader --help`)."""
+    """One line saying what the lab is (`grader labs`, `grader --help`), in English; the
+    lab's catalog words it per language as `lab.title`."""
     rubric_file: str = "rubric.toml"
     limits: Mapping[str, int] = field(default_factory=dict)
     """The caps of the lab's own formats, name -> default; the rubric's `[limits]` sets
@@ -55,9 +56,13 @@ class Lab:
     path_options: Mapping[str, str] = field(default_factory=dict)
     """Artifact name -> a `grader check` option that reads it from elsewhere
     (`{"log": "--server-log"}`)."""
+    samples: tuple[str, ...] = ()
+    """Where the lab's bundled sample submissions are, relative to its package's folder,
+    in order: the copy an installed wheel ships (`samples`), then a checkout's folder
+    (`../sample_submissions`); the first that exists is used (`grader.samples`)."""
     sample: str | None = None
-    """A bundled sample submission to suggest when the default folder does not exist,
-    relative to the folder that holds the lab's package (a checkout)."""
+    """The bundled sample to suggest when the default folder does not exist (`correct`:
+    `grader check --sample correct`)."""
     class_report: str | None = None
     """"package.module:ATTRIBUTE" of the lab's `grader.class_report.ClassReportSpec` (its
     report sections and integrity flags), imported only when a class report is drawn;

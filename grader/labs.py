@@ -26,27 +26,15 @@ from typing import Any
 
 from grader.lab import Lab
 from grader.syspath import grader_root
+from grader.worded import Worded
 
 GROUP = "grader.labs"
 _SECTION = re.compile(r"^\[\s*(?P<name>[^\]]+?)\s*\]$")
 
 
-class LabError(Exception):
+class LabError(Worded):
     """No lab could be chosen or loaded; `message_id` and `params` say why (`[lab]` in
     grader/messages)."""
-
-    def __init__(self, message_id: str, **params: str) -> None:
-        super().__init__(message_id)
-        self.message_id = message_id
-        self.params = params
-
-    def text(self, catalog: Any) -> str:
-        return str(catalog.text(self.message_id, self.params) or self.message_id)
-
-    def __str__(self) -> str:
-        from grader.i18n import Catalog
-
-        return self.text(Catalog("en", ("grader",)))
 
 
 @dataclass(frozen=True)
@@ -209,14 +197,10 @@ def report_spec(lab: Lab) -> Any:
     return attribute(lab.class_report, "CLASS_REPORT") if lab.class_report else None
 
 
-def add_lab_option(parser: Any) -> None:
-    """`--lab NAME`, which every command of the command line takes."""
-    parser.add_argument(
-        "--lab",
-        metavar="NAME",
-        help="the lab to grade (default: the only installed one; see `grader labs`); "
-        "also package.module:ATTRIBUTE for a Lab not installed",
-    )
+def lab_title(lab: Lab, catalog: Any) -> str:
+    """What the lab is, in the catalog's language: the lab's catalog's `lab.title`, else
+    the `Lab.title` it declares (English)."""
+    return str(catalog.text("lab.title") or lab.title or lab.name)
 
 
 def describe(point: EntryPoint) -> Mapping[str, str]:

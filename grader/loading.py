@@ -34,6 +34,23 @@ class Parsed:
 Parser = Callable[[str, str, Limits], Parsed]
 """(text, file name, limits) -> Parsed. Must not raise for any text."""
 
+EACH = ("document", "line", "event")
+"""What a parser's schema describes: the whole file, each line, each event of a stream."""
+
+
+def with_format(parse: Parser, schema: Any, each: str) -> Parser:
+    """Mark `parse` as reading files whose `each` (one of `EACH`) is valid against
+    `schema` (a `SchemaRef`), so `grader explain` can show the format it checks."""
+    if each not in EACH:
+        raise ValueError(f"each is one of {EACH}, not {each!r}")
+    parse.file_format = (schema, each)  # type: ignore[attr-defined]
+    return parse
+
+
+def format_of(parse: Parser) -> tuple[Any, str] | None:
+    """(schema, what it describes) of a parser marked by `with_format`, else None."""
+    return getattr(parse, "file_format", None)
+
 
 @dataclass(frozen=True)
 class ArtifactSpec:
@@ -152,7 +169,9 @@ def parse(spec: ArtifactSpec, got: Read, limits: Limits) -> Artifact:
     try:
         parsed = spec.parser(text, file, limits)
     except (RecursionError, MemoryError, ValueError) as exc:  # parser bugs on hostile input
-        problem = Problem("file.unparseable", {"error": type(exc).__name__}, Location(file))
+        problem = Problem(
+            "file.unparseable", {"file": file, "error": type(exc).__name__}, Location(file)
+        )
         return Artifact(spec, file, "invalid", raw, problems=[problem])
     problems = [_locate(p, file, parsed.line_of) for p in parsed.problems]
     status: Status = "invalid" if problems else "valid"

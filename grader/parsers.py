@@ -12,7 +12,7 @@ import warnings
 
 from grader.jsonload import JsonError, PositionMap, StrictDecoder
 from grader.limits import Limits
-from grader.loading import Parsed, Parser
+from grader.loading import Parsed, Parser, with_format
 from grader.problems import Location, Problem
 from grader.schema import SchemaRef
 
@@ -29,7 +29,7 @@ def json_document(schema: SchemaRef) -> Parser:
         positions = PositionMap(text)
         return Parsed(value, schema.validate(value), positions.line_of)
 
-    return parse
+    return with_format(parse, schema, "document")
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -98,7 +98,7 @@ def json_lines(schema: SchemaRef) -> Parser:
 
         return Parsed(records, problems, line_of)
 
-    return parse
+    return with_format(parse, schema, "line")
 
 
 _PYTHON_WORDS = (

@@ -17,8 +17,10 @@ class Progress:
         stream: TextIO,
         enabled: bool,
         clock: Callable[[], float] = time.monotonic,
+        words: Callable[..., str] | None = None,
     ) -> None:
         self.total, self.stream, self.enabled, self.clock = total, stream, enabled, clock
+        self.words = words  # say(message_id, **params), for the count, the rate and the ETA
         self.done = 0
         self.start = clock()
         self._last = -1.0
@@ -40,15 +42,26 @@ class Progress:
         filled = int(fraction * size)
         bar = "#" * filled + "-" * (size - filled)
         eta = _clock_time(left) if left is not None else "--:--"
-        return f"[{bar}] {self.done}/{self.total}  {rate:.1f}/s  ETA {eta}"
+        if self.words is None:
+            return f"[{bar}] {self.done}/{self.total}  {rate:.1f}/s  ETA {eta}"
+        said = self.words(
+            "batch.progress.line", done=self.done, total=self.total, rate=f"{rate:.1f}", eta=eta
+        )
+        return f"[{bar}] {said}"
 
     def draw(self, now: float) -> None:
+        """The line again over the last one, cut to the terminal's columns (a Japanese
+        character takes two) and padded over what the last one left."""
+        from grader.render.wrap import cells
+
         text = self.line(now)
-        columns = shutil.get_terminal_size((80, 20)).columns
-        text = text[: max(columns - 1, 10)]
-        self.stream.write("\r" + text.ljust(self._width))
+        room = max(shutil.get_terminal_size((80, 20)).columns - 1, 10)
+        while cells(text) > room:
+            text = text[:-1]
+        width = cells(text)
+        self.stream.write("\r" + text + " " * max(self._width - width, 0))
         self.stream.flush()
-        self._width = len(text)
+        self._width = width
 
     def close(self) -> None:
         if self.enabled and self._width:

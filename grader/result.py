@@ -21,7 +21,7 @@ import dataclasses
 import json
 from typing import Any, Literal
 
-SCHEMA_VERSION = "1.3.0"
+SCHEMA_VERSION = "1.4.0"
 SCHEMA_ID = "urn:grader:schema:result"  # the engine's, whatever the lab
 
 Status = Literal["passed", "failed", "skipped", "error"]
@@ -150,6 +150,9 @@ class Result:
     """sha256 (hex) over everything the result depends on: the grader version, the lab,
     the rubric file's bytes, the language and every artifact's bytes (or why it was not
     read). Equal digests give equal results, whatever the submission's path."""
+    files_in: str | None = None
+    """Where below `submission` the graded files were found (`llm`, `voice/llm`), when
+    the folder given holds none itself (see grader.locate); null when it holds them."""
     schema_version: str = SCHEMA_VERSION
     """Version of result.schema.json this result follows."""
 

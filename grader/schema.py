@@ -41,14 +41,14 @@ def json_type(value: Any) -> str:
     return "object"
 
 
-def _import_jsonschema() -> tuple[Any, Any, Any, Any]:
-    """jsonschema's validator and `best_match`, referencing's registry: imported once,
-    outside the confinement (see `SchemaSet.validator`)."""
+def _import_jsonschema() -> tuple[Any, Any, Any, Any, Any]:
+    """jsonschema's validator, `best_match` and its `relevance`, referencing's registry:
+    imported once, outside the confinement (see `SchemaSet.validator`)."""
     from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import best_match, relevance
     from referencing import Registry, Resource
 
-    return Draft202012Validator, Registry, Resource, best_match
+    return Draft202012Validator, Registry, Resource, best_match, relevance
 
 
 MAX_PROBLEMS = 20
@@ -147,7 +147,7 @@ class SchemaSet:
         `prepared` has the import done outside the confinement, under the import guard.
         """
         if name not in self._validators:
-            Draft202012Validator, Registry, Resource, _ = prepared(_import_jsonschema)
+            Draft202012Validator, Registry, Resource, *_ = prepared(_import_jsonschema)
             registry = Registry().with_resources(
                 (sid, Resource.from_contents(schema)) for sid, schema in self.by_id().items()
             )
@@ -166,19 +166,33 @@ class SchemaSet:
     def errors(self, name: str, instance: Any) -> list[Any]:
         """jsonschema's errors for `instance` (at most `MAX_PROBLEMS`): first the one
         `jsonschema.exceptions.best_match` picks by its `relevance` (in place of the
-        `anyOf` it explains, when it is deeper), then the others in document order (where
-        their values are in the file; array items by index, numerically)."""
+        `anyOf` it explains, when it is deeper; among equally relevant ones, the first in
+        the file, where a student starts reading), then the others in document order
+        (where their values are in the file; array items by index, numerically)."""
         validator = self.validator(name)
-        best_match = prepared(_import_jsonschema)[3]
+        best_match, relevance = prepared(_import_jsonschema)[3:]
         errors = list(itertools.islice(validator.iter_errors(instance), MAX_PROBLEMS))
         if not errors:
             return []
+        ordered = sorted(errors, key=lambda e: _place(instance, e))
         best = best_match(errors)
         top = best
         while top not in errors and top.parent is not None:  # a context error: its anyOf
             top = top.parent
-        rest = sorted((e for e in errors if e is not top), key=lambda e: _place(instance, e))
-        return [best, *rest]
+        if top is best:  # jsonschema breaks ties by the path itself: the last one wins
+            rank = _ranking(relevance)
+            best = top = next(e for e in ordered if rank(e) == rank(best))
+        return [best, *(e for e in ordered if e is not top)]
+
+
+def _ranking(relevance: Any) -> Any:
+    """jsonschema's `relevance` without the error's path, which it compares too (so, of
+    equally relevant errors, it picks the one whose path sorts last)."""
+
+    def rank(error: Any) -> tuple[Any, ...]:
+        return tuple(p for p in relevance(error) if isinstance(p, (bool, int, float, str)))
+
+    return rank
 
 
 def _place(instance: Any, error: Any) -> tuple[int, ...]:

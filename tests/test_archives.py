@@ -68,7 +68,8 @@ def extracted(path: Path, tmp: Path, caps: ArchiveCaps = CAPS, budget: int = 2**
     got = {}
     for parts, row in rows.items():
         files = {n: (Path(row.folder) / n).read_bytes() for n in sorted(os.listdir(row.folder))}
-        got["/".join(parts)] = (files, row.too_big, row.error)
+        error = str(row.error) if row.error is not None else None  # in English
+        got["/".join(parts)] = (files, row.too_big, error)
     return plan, got
 
 

@@ -59,7 +59,30 @@ def test_missing_default_folder_explains_how_to_grade_a_sample(capsys, monkeypat
     monkeypatch.setitem(labs._loaded, LAB.name, moved)
     code, _, err = run(capsys, "check")
     assert code == 2
-    assert "sample_submissions" in err and "grader check" in err
+    assert "grader check --sample correct" in err
+
+
+def test_missing_default_folder_hint_is_in_the_students_language(capsys, monkeypatch) -> None:
+    import dataclasses
+
+    from checks import LAB
+    from grader import labs
+
+    moved = dataclasses.replace(LAB, default_folder="/nonexistent/voice/llm")
+    monkeypatch.setitem(labs._loaded, LAB.name, moved)
+    monkeypatch.setenv("LANG", "ja_JP.UTF-8")
+    _, _, err = run(capsys, "check")
+    assert "同梱のサンプルで試すには: grader check --sample correct" in err
+
+
+def test_sample_option_grades_the_bundled_sample(capsys) -> None:
+    code, out, _ = run(capsys, "check", "--sample", "correct", "--format", "json")
+    assert code == 0 and json.loads(out)["submission"].endswith("sample_submissions/correct")
+
+
+def test_sample_option_and_a_folder_together_are_bad_usage(capsys) -> None:
+    code, _, err = run(capsys, "check", str(CORRECT), "--sample", "correct")
+    assert code == 2 and "not both" in err
 
 
 def test_json_result_is_valid_against_the_result_schema(capsys) -> None:

@@ -91,3 +91,25 @@ def test_one_broken_artifact_leaves_the_others_graded(grade_folder, submission: 
     assert status["prefill.schema"] == "failed"
     assert status["ttft.before_total"] == "passed"
     assert status["cache.first_is_miss"] == "passed"  # uses prefill only when it is valid
+
+
+def test_a_parser_that_gives_up_on_a_file_names_the_file(rubric) -> None:
+    """A parser's ValueError on hostile input makes the file invalid, said in a sentence."""
+    import hashlib
+
+    from checks import LAB
+    from grader.files import RawFile
+    from grader.grade import catalog_for
+    from grader.loading import ArtifactSpec, Read, parse
+
+    def gives_up(text: str, file: str, limits: object) -> object:
+        raise ValueError("too odd")
+
+    data = b"{}"
+    raw = RawFile("odd.json", data, hashlib.sha256(data).hexdigest(), len(data))
+    artifact = parse(
+        ArtifactSpec("odd", "odd.json", gives_up), Read("odd.json", raw), rubric.make_limits()
+    )
+    problem = artifact.problems[0]
+    text = catalog_for(LAB, "en").text(problem.message_id, problem.params)
+    assert artifact.status == "invalid" and text == "odd.json could not be parsed (ValueError)."

@@ -78,7 +78,7 @@ def test_the_toy_lab_grades_from_the_command_line(site: Path, tmp_path: Path) ->
     result = json.loads(run.stdout)
     assert (result["lab"], result["score"], result["max_score"]) == ("toy", 4.0, 4.0)
     wrong = grader(site, tmp_path, "check", str(folder), "--lab", "first-token")
-    assert wrong.returncode == 1  # no file of the first-token lab there: its checks fail
+    assert wrong.returncode == 2  # no file of the first-token lab there: nothing to grade
 
 
 def test_with_two_labs_installed_the_command_must_be_told_which(site: Path, tmp_path: Path) -> None:

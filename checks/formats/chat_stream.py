@@ -17,7 +17,7 @@ from typing import Any, Literal
 from grader.formats.sse import parse_event_stream
 from grader.jsonload import JsonError, StrictDecoder
 from grader.limits import Limits
-from grader.loading import Parsed, Parser
+from grader.loading import Parsed, Parser, with_format
 from grader.problems import Location, Problem
 from grader.schema import SchemaRef
 
@@ -143,4 +143,4 @@ def chat_stream(chunk_schema: SchemaRef) -> Parser:
 
         return Parsed(ChatStream(tuple(events), terminated), problems, line_of)
 
-    return parse
+    return with_format(parse, chunk_schema, "event")

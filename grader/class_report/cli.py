@@ -12,6 +12,7 @@ from typing import Any
 from grader.class_report.page import load_class, render_report
 from grader.class_report.results import read_results
 from grader.class_report.spec import INSTALLED, lab_of, spec_of
+from grader.cli_parser import LAB, Command, arg
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 from grader.i18n import LANGUAGES
 
@@ -33,38 +34,27 @@ def write_class_report(out_dir: Path, html_path: Path, lang: str, lab: Any = INS
     write_atomic(str(html_path), page.encode("utf-8", "replace"))
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `report` to the `grader` command's subparsers; `run(args)` runs it."""
-    from grader.labs import add_lab_option
+COMMAND = Command(
+    "report",
+    "help.report.summary",
+    (
+        arg("out_dir", metavar="OUT_DIR", help="help.report.out_dir"),
+        arg("--html", metavar="FILE", help="help.report.html"),
+        arg("--lang", choices=LANGUAGES, help="help.report.lang"),
+        LAB,
+    ),
+    description="help.report.description",
+    epilog="help.report.epilog",
+)
+"""`grader report`'s arguments (`grader.cli_parser`); `run(args)` runs it."""
 
-    parser = subparsers.add_parser(
-        "report",
-        help="write the class report (one HTML page) of a finished grader batch",
-        description=(
-            "Read OUT_DIR/results/*.json, the results alone, and write one "
-            "self-contained HTML page: score "
-            "distribution, pass rate of every check, the lab's own sections, "
-            "integrity flags and every student's feedback. "
-            "Exit status: 0 written, 2 bad usage (no such folder, no results/, no lab, "
-            "can't write)."
-        ),
-    )
-    parser.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of grader batch")
-    parser.add_argument(
-        "--html", metavar="FILE", help="where to write the page (default: OUT_DIR/report.html)"
-    )
-    parser.add_argument(
-        "--lang",
-        choices=list(LANGUAGES),
-        help="language of the page (default: from LC_ALL / LC_MESSAGES / LANG, else en); "
-        "each student's feedback stays in the language it was graded in",
-    )
-    add_lab_option(parser)
-    parser.epilog = (
-        "Without --lab, the lab the results name is used when it is installed, else the "
-        "only installed lab."
-    )
-    return parser
+
+def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
+    """Add `report` to the `grader` command's subparsers, in `catalog`'s language
+    (English by default); `run(args)` runs it."""
+    from grader.cli_parser import build, english
+
+    return build(subparsers, COMMAND, catalog or english())
 
 
 add_report_parser = add_parser
@@ -72,18 +62,23 @@ add_report_parser = add_parser
 
 def run(args: argparse.Namespace) -> int:
     """Run `grader report` from parsed arguments; returns the exit status."""
-    from grader.i18n import language_from_environment
+    from grader.cli_io import say
+    from grader.faults import OutputError
+    from grader.i18n import Catalog, language_from_environment
     from grader.labs import LabError, choose
+
+    lang = args.lang or language_from_environment()
+    catalog = Catalog(lang, ("grader",))
+
+    def tell(key: str, **params: Any) -> None:
+        say(str(catalog.text(key, params) or key), prefix="grader report")
 
     out = Path(args.out_dir)
     if not out.is_dir():
-        print(f"grader report: no such folder: {out}", file=sys.stderr)
+        tell("cli.report.no_folder", folder=str(out))
         return EXIT_USAGE
     if not (out / "results").is_dir():
-        print(
-            f"grader report: {out / 'results'} not found: run `grader batch … --out {out}` first",
-            file=sys.stderr,
-        )
+        tell("cli.report.no_results", results=str(out / "results"), out=str(out))
         return EXIT_USAGE
     students, _ = read_results(out)
     named = sorted({s.lab for s in students if s.lab})
@@ -92,22 +87,20 @@ def run(args: argparse.Namespace) -> int:
         lab = choose(lab_name, hint=named[0] if len(named) == 1 else None)
         spec_of(lab)  # a broken reference says so here, not halfway through the page
     except (LabError, ImportError, AttributeError, TypeError) as exc:
-        print(f"grader report: can't load the lab {lab_name or ''}: {exc}", file=sys.stderr)
+        detail = exc.text(catalog) if isinstance(exc, LabError) else f"{type(exc).__name__}: {exc}"
+        tell("cli.report.no_lab", name=lab_name or "", detail=detail)
         return EXIT_USAGE
     html_path = Path(args.html) if args.html else out / "report.html"
-    lang = args.lang or language_from_environment()
     try:
         write_class_report(out, html_path, lang, lab=lab)
     except OSError as exc:
-        print(f"grader report: can't write {html_path}: {exc}", file=sys.stderr)
+        say(OutputError.of(str(html_path), exc).text(catalog), prefix="grader report")
         return EXIT_USAGE
     shown, unreadable = read_results(out, lab.name)
     graded = sum(s.gradable for s in shown)
-    extra = f", {len(unreadable)} unreadable result files" if unreadable else ""
-    print(
-        f"grader report: {len(shown)} submissions, {graded} graded{extra}; report in {html_path}",
-        file=sys.stderr,
-    )
+    tell("cli.report.done", count=len(shown), graded=graded, path=str(html_path))
+    if unreadable:
+        tell("cli.report.unreadable", count=len(unreadable))
     return EXIT_WRITTEN
 
 
@@ -116,6 +109,6 @@ run_report = run
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m grader.class_report OUT_DIR`, as `grader report OUT_DIR`."""
-    parser = argparse.ArgumentParser(prog="grader")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    return run(parser.parse_args(["report", *(sys.argv[1:] if argv is None else argv)]))
+    from grader.cli_parser import parse_alone
+
+    return run(parse_alone(COMMAND, ["report", *(sys.argv[1:] if argv is None else argv)]))

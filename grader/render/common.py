@@ -48,3 +48,10 @@ def grader_error_line(result: Result, catalog: Catalog) -> str | None:
     if not ids:  # not gradable because the grader failed: format_errors say how
         return None
     return catalog.text("warning.grader_error", {"checks": ids})
+
+
+def files_in_line(result: Result, catalog: Catalog) -> str | None:
+    """Where the graded files were found, when not in the folder given (grader.locate)."""
+    if not result.files_in:
+        return None
+    return catalog.text("render.files_in", {"inner": result.files_in})

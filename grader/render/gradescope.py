@@ -27,7 +27,7 @@ import json
 from typing import Any
 
 from grader.render import RenderOptions
-from grader.render.common import evidence_lines, grader_error_line, where
+from grader.render.common import evidence_lines, files_in_line, grader_error_line, where
 from grader.render.markdown import counts, explanations, inline, score_line
 from grader.result import CheckResult, Result
 
@@ -75,6 +75,9 @@ def _output(result: Result, options: RenderOptions) -> str:
         return "\n\n".join(f"**{inline(title)}:** {inline(e)}" for e in result.format_errors)
     summary = t.text("render.summary", counts(result)) or ""
     parts = [f"**{score_line(result, options)}** — {inline(summary)}"]
+    found = files_in_line(result, t)
+    if found:
+        parts.append(inline(found))
     warning = grader_error_line(result, t)
     if warning:
         parts.insert(0, f"**⚠️ {inline(warning)}**")

@@ -24,7 +24,7 @@ import re
 
 from grader.i18n import format_value
 from grader.render import RenderOptions
-from grader.render.common import grader_error_line
+from grader.render.common import files_in_line, grader_error_line
 from grader.result import CheckResult, Result, ResultLocation, Value
 
 EMOJI = {"passed": "✅", "failed": "❌", "skipped": "⏭️", "error": "⚠️"}
@@ -184,6 +184,9 @@ def render(result: Result, options: RenderOptions) -> str:
         f"{code(result.submission)} · {inline(summary)}",
         "",
     ]
+    found = files_in_line(result, t)
+    if found:
+        out += [inline(found), ""]
     warning = grader_error_line(result, t)
     if warning:
         out += [f"> {EMOJI['error']} **{inline(warning)}**", ""]

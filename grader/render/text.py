@@ -13,13 +13,12 @@ asks on a terminal without NO_COLOR).
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable
 
 from grader.i18n import Catalog, format_value
 from grader.render import RenderOptions
-from grader.render.common import grader_error_line, where
-from grader.render.wrap import cells, wrap
+from grader.render.common import files_in_line, grader_error_line, where
+from grader.render.wrap import COLOUR, cells, wrap
 from grader.result import ArtifactResult, CheckResult, Result
 
 MARKS = {"passed": "✓", "failed": "✗", "skipped": "–", "error": "!"}
@@ -27,7 +26,6 @@ COLORS = {"passed": "32", "failed": "31", "skipped": "33", "error": "35"}
 PAD = "    "
 SHOWN_PROBLEMS = 5
 """Problems of a broken file shown without -v."""
-_COLOUR = re.compile(r"\033\[[0-9;]*m")
 
 
 def _paint(text: str, code: str, on: bool) -> str:
@@ -51,8 +49,7 @@ def _marks(result: Result, options: RenderOptions) -> list[str]:
     tokens = [f"{name} {''.join(marks)}" for name, marks in groups.items()]
     lines, line = [], ""
     for token in tokens:
-        plain = len(_unpainted(token))
-        if line and cells(_unpainted(line)) + 2 + plain > options.width:
+        if line and cells(line) + 2 + cells(token) > options.width:
             lines.append(line)
             line = ""
         line = f"{line}  {token}" if line else token
@@ -60,7 +57,7 @@ def _marks(result: Result, options: RenderOptions) -> list[str]:
 
 
 def _unpainted(text: str) -> str:
-    return _COLOUR.sub("", text)
+    return COLOUR.sub("", text)
 
 
 def _heading(check: CheckResult, options: RenderOptions, id_width: int = 0) -> str:
@@ -216,6 +213,9 @@ def render(result: Result, options: RenderOptions) -> str:
             for e in result.format_errors
         )
     out = [_fit(f"{result.lab} · {result.submission}", options.width)]
+    found = files_in_line(result, t)
+    if found:
+        out += wrap(found, options.width, "  ", first="")
     if options.verbose:
         out += ["", *_all_checks(result, options)]
     elif not options.quiet:

@@ -20,15 +20,24 @@ NO_LINE_START = set(
 NO_LINE_END = set("（「『【〔〈《‘“([{")
 """Characters they never leave at the end of one."""
 
-_TOKENS = re.compile(r"`[^`\n]{1,40}`|\s+|[\u2e80-\uffef]|[^\s`\u2e80-\uffef]+|`")
-"""Code spans, spaces, one CJK character, or an unbroken run of anything else."""
+_BREAKS_ANYWHERE = "\u2e80-\u312f\u3190-\uabff\ud7b0-\uffef"
+"""Chinese and Japanese script and punctuation: wide characters with no spaces between
+words. Hangul (U+3130-318F, U+AC00-D7AF) is wide too, but Korean puts spaces between
+words, and a line broken inside one (`자체|를`) reads as a typo."""
+_TOKENS = re.compile(rf"`[^`\n]{{1,40}}`|\s+|[{_BREAKS_ANYWHERE}]|[^\s`{_BREAKS_ANYWHERE}]+|`")
+"""Code spans, spaces, one Chinese or Japanese character, or an unbroken run of anything
+else (an English or a Korean word)."""
+
+
+COLOUR = re.compile(r"\033\[[0-9;]*m")
+"""A colour escape (SGR): it takes no column."""
 
 
 def cells(text: str) -> int:
     """Terminal columns of `text`: wide and fullwidth characters take two, combining
-    marks none."""
+    marks and colour escapes none."""
     total = 0
-    for char in text:
+    for char in COLOUR.sub("", text):
         if unicodedata.combining(char):
             continue
         total += 2 if unicodedata.east_asian_width(char) in "WF" else 1
@@ -93,9 +102,9 @@ def _wrap_one(text: str, width: int, lead: str, indent: str) -> list[str]:
             place(token)
             continue
         carried: list[str] = []
-        if token[0] in NO_LINE_START:  # the word before goes along, never the mark alone
-            while placed and placed[-1] == " ":
-                placed.pop()
+        if token[0] in NO_LINE_START and placed[-1] != " ":
+            # glued to the word before, which goes along: never the mark alone (after a
+            # space the mark starts a word of its own, `.schema`, and the space breaks)
             while len(placed) > 1 and (not carried or carried[0][0] in NO_LINE_START):
                 carried.insert(0, placed.pop())
         while len(placed) > 1 and placed[-1] and placed[-1][-1] in NO_LINE_END:

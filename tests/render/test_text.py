@@ -91,6 +91,13 @@ def test_no_wrapped_line_is_wider_than_the_terminal(text: str, width: int) -> No
     assert all(cells(line) <= width for line in wrap(text, width))
 
 
+def test_a_word_after_a_space_that_starts_with_a_dot_keeps_the_space() -> None:
+    """`.tar` after a space closes no word: it wraps alone, never glued to the one before."""
+    lines = wrap("或含一份或多份提交的 .zip / .tar.gz / .tgz / .tar 压缩包", 40)
+    assert " ".join(lines).replace("  ", " ").count("/ .") == 3
+    assert all("/." not in line for line in lines)
+
+
 # -- one screen ----------------------------------------------------------------------------
 
 NOT_PASSED = sorted(name for name, verdict in EXPECTED.items() if not verdict.get("full_marks"))
@@ -160,3 +167,46 @@ def test_the_width_follows_the_terminal() -> None:
     wide = text_of("cache_on_in_prefill", width=120).splitlines()
     narrow = text_of("cache_on_in_prefill", width=60).splitlines()
     assert max(cells(line) for line in narrow) <= 60 < max(cells(line) for line in wide)
+
+
+def test_a_coloured_prefix_takes_only_the_columns_it_shows() -> None:
+    painted = "\033[32m✓\033[0m check.id: "
+    lines = wrap("word " * 40, 80, "    ", first=painted)
+    assert cells(lines[0]) <= 80 and cells(lines[0]) > 75
+
+
+@pytest.mark.parametrize("name", NOT_PASSED)
+def test_colour_changes_no_line_break(name: str) -> None:
+    plain, painted = text_of(name), text_of(name, color=True)
+    assert re.sub(r"\033\[[0-9;]*m", "", painted) == plain
+
+
+def test_korean_breaks_only_at_spaces() -> None:
+    text = "이 검사는 서버 로그의 타이밍 블록과 학생이 적은 숫자를 비교합니다. " * 4
+    lines = wrap(text, 30)
+    words = text.split()
+    assert [word for line in lines for word in line.split()] == words
+
+
+def test_no_korean_message_is_broken_inside_a_word() -> None:
+    """Every message of the Korean catalogs, wrapped narrow, keeps each word whole.
+
+    A code span is one unit (it has spaces inside but never breaks), so it is replaced by
+    a spaceless stand-in of its width; a run wider than the line must break and is left
+    out."""
+    from grader.i18n import _flatten
+    from grader.tomlfile import loads
+    from tests.conftest import ROOT
+
+    for package in ("grader", "checks"):
+        table = loads((ROOT / package / "messages" / "ko.toml").read_text("utf-8"))
+        for key, message in _flatten(table).items():
+            text = re.sub(r"`[^`\n]{1,40}`", lambda m: "x" * cells(m.group()), message)
+            if all(cells(word) <= 40 for word in text.split()):
+                wrapped = wrap(text, 40)
+                assert [w for line in wrapped for w in line.split()] == text.split(), key
+
+
+def test_a_word_starting_with_a_closing_mark_after_a_space_keeps_the_space() -> None:
+    text = "see that file's .schema check"
+    assert wrap(text, 20) == ["see that file's", ".schema check"]

@@ -1,0 +1,279 @@
+"""The command line's parsers, declared as data and built in the user's language.
+
+Each command declares its arguments as a table (`Command` of `Arg`s: the flags,
+argparse's keywords and the catalog id of the help text), so the words live in the
+catalogs (`[help]` in grader/messages) and a new option is one row; `build` makes the
+argparse parser of a `Command` in a catalog's language, wrapped to the terminal with
+East Asian widths (`grader.render.wrap`).
+
+argparse's own words ("usage:", "options", "show this help message and exit", "the
+following arguments are required", "invalid choice", ...) are English in every locale:
+argparse looks them up with `gettext`, which it imported as its globals `_` and
+`ngettext`, and the grader ships no `.mo` files. `speaking(catalog)` points those two at
+the catalog (`[argparse]` in grader/messages, keyed by argparse's own msgids in
+`ARGPARSE_WORDS`) while a parser is built and used, and puts them back after; a msgid it
+does not know stays English, as gettext would leave it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.i18n import LANGUAGES
+from grader.problems import Param
+from grader.render.wrap import cells, wrap
+
+ARGPARSE_WORDS: dict[str, tuple[str, Mapping[str, str]]] = {
+    # msgid -> (key in `[argparse]`, catalog placeholder -> argparse's own % specifier)
+    "usage: ": ("usage", {}),
+    "positional arguments": ("positionals", {}),
+    "options": ("options", {}),
+    "optional arguments": ("options", {}),  # Python 3.9 and earlier say it so
+    "show this help message and exit": ("help", {}),
+    "show program's version number and exit": ("version", {}),
+    "%(prog)s: error: %(message)s\n": ("error", {"prog": "%(prog)s", "message": "%(message)s"}),
+    "argument %(argument_name)s: %(message)s": (
+        "argument",
+        {"argument": "%(argument_name)s", "message": "%(message)s"},
+    ),
+    "the following arguments are required: %s": ("required", {"arguments": "%s"}),
+    "one of the arguments %s is required": ("one_required", {"arguments": "%s"}),
+    "unrecognized arguments: %s": ("unrecognized", {"arguments": "%s"}),
+    "invalid choice: %(value)r (choose from %(choices)s)": (
+        "invalid_choice",
+        {"value": "%(value)r", "choices": "%(choices)s"},
+    ),
+    "invalid %(type)s value: %(value)r": (
+        "invalid_value",
+        {"type": "%(type)s", "value": "%(value)r"},
+    ),
+    "unknown parser %(parser_name)r (choices: %(choices)s)": (
+        "invalid_choice",
+        {"value": "%(parser_name)r", "choices": "%(choices)s"},
+    ),
+    "expected one argument": ("expected_value", {}),
+    "expected at most one argument": ("expected_at_most_a_value", {}),
+    "expected at least one argument": ("expected_some_value", {}),
+    "expected %s argument": ("expected_count", {"count": "%s"}),
+    "expected %s arguments": ("expected_count", {"count": "%s"}),
+    "not allowed with argument %s": ("not_allowed_with", {"argument": "%s"}),
+    "ignored explicit argument %r": ("ignored_value", {"value": "%r"}),
+    "ambiguous option: %(option)s could match %(matches)s": (
+        "ambiguous",
+        {"option": "%(option)s", "matches": "%(matches)s"},
+    ),
+}
+"""argparse's msgids that reach a user (Python 3.10 to 3.13), with their catalog keys."""
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a command: its flags (or its positional name), the catalog id of
+    its help text (with the text's parameters) and argparse's other keywords."""
+
+    flags: tuple[str, ...]
+    help: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Param] = field(default_factory=dict)
+    group: str | None = None
+    """Arguments with the same group name are mutually exclusive."""
+
+
+def arg(
+    *flags: str,
+    help: str,
+    params: Mapping[str, Param] | None = None,
+    group: str | None = None,
+    **options: Any,
+) -> Arg:
+    """`Arg(flags, help, options)` written the way `add_argument` is called."""
+    return Arg(tuple(flags), help, options, dict(params or {}), group)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: its name, the catalog ids of its one-line summary (the list in
+    `grader --help`), its description and epilog, and its arguments."""
+
+    name: str
+    summary: str
+    args: tuple[Arg, ...] = ()
+    description: str | None = None
+    epilog: str | None = None
+    params: Mapping[str, Param] = field(default_factory=dict)
+    """Parameters of the summary, description and epilog texts."""
+
+
+LANG = arg("--lang", choices=LANGUAGES, help="help.common.lang")
+RUBRIC = arg("--rubric", metavar="FILE", help="help.common.rubric")
+LAB = arg("--lab", metavar="NAME", help="help.common.lab")
+"""The options every command that grades or reads results takes, worded once."""
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's layout, with paragraphs wrapped by terminal columns (a Japanese
+    character takes two) and between CJK characters, which have no spaces to break at."""
+
+    def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: Any) -> str:
+        """argparse's usage, its continuation lines moved right by the columns its
+        "usage: " takes beyond its characters (`使い方: ` is 5 characters, 8 columns)."""
+        text = super()._format_usage(usage, actions, groups, prefix)
+        shown = argparse._("usage: ") if prefix is None else prefix  # type: ignore[attr-defined]
+        extra = cells(shown) - len(shown)
+        if extra <= 0:
+            return text
+        first, *rest = text.split("\n")
+        return "\n".join(
+            [first, *((" " * extra + line) if line.strip() else line for line in rest)]
+        )
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return wrap(" ".join(text.split()), width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(wrap(" ".join(text.split()), width, indent))
+
+
+def _help(catalog: Any, key: str | None, params: Mapping[str, Param]) -> str | None:
+    """The catalog's text of `key`, its `%` doubled: argparse %-formats help texts."""
+    if key is None:
+        return None
+    text = catalog.text(key, params)
+    return (key if text is None else text).replace("%", "%%")
+
+
+def root(catalog: Any, description: str, params: Mapping[str, Param]) -> argparse.ArgumentParser:
+    """The `grader` parser itself (build it inside `speaking(catalog)`)."""
+    return argparse.ArgumentParser(
+        prog="grader",
+        description=_help(catalog, description, params),
+        formatter_class=HelpFormatter,
+    )
+
+
+def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: Any) -> None:
+    """Add each declared argument to `parser`, its help in the catalog's language."""
+    groups: dict[str, Any] = {}
+    for declared in args:
+        target: Any = parser
+        if declared.group is not None:
+            if declared.group not in groups:
+                groups[declared.group] = parser.add_mutually_exclusive_group()
+            target = groups[declared.group]
+        text = _help(catalog, declared.help, declared.params)
+        target.add_argument(*declared.flags, help=text, **declared.options)
+
+
+def build(subparsers: Any, command: Command, catalog: Any, **keywords: Any) -> Any:
+    """Add `command` to the subparsers of `grader` (build it inside `speaking(catalog)`)."""
+    parser = subparsers.add_parser(
+        command.name,
+        help=_help(catalog, command.summary, command.params),
+        description=_help(catalog, command.description, command.params),
+        epilog=_help(catalog, command.epilog, command.params),
+        formatter_class=HelpFormatter,
+        **keywords,
+    )
+    add_args(parser, command.args, catalog)
+    return parser
+
+
+def _translated(catalog: Any, msgid: str, count: int | None = None) -> str:
+    """argparse's `msgid` in the catalog's words, with argparse's own % specifiers where
+    the catalog has its {placeholders}; `msgid` itself when the catalog has none."""
+    entry = ARGPARSE_WORDS.get(msgid)
+    if entry is None:
+        return msgid
+    key, specifiers = entry
+    if count is not None:
+        key = catalog.form(f"argparse.{key}", count).removeprefix("argparse.")
+    template = catalog.raw(f"argparse.{key}")
+    if template is None:
+        return msgid
+    if "%" in msgid or key in ("help", "version"):  # argparse %-formats these
+        template = template.replace("%", "%%")
+    for name, specifier in specifiers.items():
+        template = template.replace("{" + name + "}", specifier)
+    return template + "\n" if msgid.endswith("\n") and not template.endswith("\n") else template
+
+
+_SPOKEN: list[Any] = []
+"""The catalogs of the `speaking` blocks running, innermost last."""
+
+
+def english() -> Any:
+    """The engine's catalog in English: a parser built outside the command line."""
+    from grader.i18n import Catalog
+
+    return Catalog("en", ("grader",))
+
+
+def said(key: str, **params: Param) -> str:
+    """Message `key` in the language of the `speaking` block running (English outside
+    one): for what a `type=` function tells argparse, which argparse prints as it is."""
+    catalog = _SPOKEN[-1] if _SPOKEN else english()
+    return str(catalog.text(key, params) or key)
+
+
+@contextlib.contextmanager
+def speaking(catalog: Any) -> Iterator[None]:
+    """argparse's own words from `catalog` while the block runs (see the module's text)."""
+    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    _SPOKEN.append(catalog)
+
+    def gettext(msgid: str) -> str:
+        return _translated(catalog, msgid)
+
+    def ngettext(singular: str, plural: str, count: int) -> str:
+        return _translated(catalog, plural if count != 1 else singular, count)
+
+    argparse._ = gettext  # type: ignore[attr-defined]
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
+        _SPOKEN.pop()
+
+
+def language(argv: list[str] | tuple[str, ...]) -> str:
+    """The language a command line speaks before it is parsed: its `--lang` (anywhere in
+    it, so `--lang ja --help` works), else the environment's."""
+    from grader.i18n import language_from_environment
+
+    named = option_value(argv, "--lang")
+    return named if named in LANGUAGES else language_from_environment()
+
+
+def user_catalog(argv: list[str] | tuple[str, ...]) -> Any:
+    """The engine's catalog in the language of `argv` (see `language`)."""
+    from grader.i18n import Catalog
+
+    return Catalog(language(argv), ("grader",))
+
+
+def parse_alone(command: Command, argv: list[str]) -> argparse.Namespace:
+    """`argv` (the command's name first) parsed by a `grader` parser that has only
+    `command`, in the user's language: `python -m grader.batch_cli ...` and the like."""
+    catalog = user_catalog(argv)
+    with speaking(catalog):
+        parser = argparse.ArgumentParser(prog="grader", formatter_class=HelpFormatter)
+        build(parser.add_subparsers(dest="command", required=True), command, catalog)
+        return parser.parse_args(argv)
+
+
+def option_value(argv: list[str] | tuple[str, ...], option: str) -> str | None:
+    """The value of `option` on the command line (`--lang ja`, `--lang=ja`), read before
+    the parser is built: the lab and the language shape it."""
+    for index, given in enumerate(argv):
+        if given == "--":
+            return None
+        if given == option and index + 1 < len(argv):
+            return argv[index + 1]
+        if given.startswith(option + "="):
+            return given.partition("=")[2]
+    return None
