@@ -17,11 +17,11 @@ the log itself must first be shown to be what llama-server wrote during this run
 from __future__ import annotations
 
 import bisect
-from statistics import median
 from typing import Any
 
 from checks.evidence import blocks, resolution
 from checks.formats.llama_log import Cancel, Figures, ServerLog, TaskTiming
+from checks.numbers import median
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
 from grader.problems import Term

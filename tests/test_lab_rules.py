@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.numbers import medians
+from checks.numbers import median, medians
 from checks.sentence import first_sentence
 from tests.conftest import check_of
 
@@ -36,6 +36,13 @@ def test_median_of_five_is_the_third_sorted_value() -> None:
 
 def test_median_of_an_even_count_accepts_either_middle_or_their_mean() -> None:
     assert medians([1, 2, 3, 4]) == [2, 3, 2.5]
+
+
+@pytest.mark.parametrize("values", [[5.0], [3.1, 1.2], [0.2, 0.1, 0.3], [4, 1, 3, 2], [1e-9, 7.5]])
+def test_the_ordinary_median_is_the_one_statistics_gives(values: list[float]) -> None:
+    import statistics
+
+    assert median(iter(values)) == statistics.median(values)
 
 
 def edit(path: Path, change) -> None:
