@@ -50,7 +50,6 @@ The command line is `grader.batch_cli`; its exit status is `BatchReport.exit_cod
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 import time
@@ -76,6 +75,7 @@ from grader.discovery import Discovery, Found
 from grader.exits import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED
 from grader.faults import OutputError, write_output
 from grader.gradebook import gradebook_csv, summary_dict
+from grader.jsontext import dumps_indented
 from grader.outdir import claim
 from grader.progress import Progress
 from grader.visible import visible_data
@@ -279,7 +279,7 @@ def _write_outputs(
     cells = integrity_cells(integrity)
     write_output(os.path.join(out, "gradebook.csv"), gradebook_csv(rows, check_ids, cells))
     summary = visible_data(summary_dict(rows, check_ids, archives, integrity))
-    text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+    text = dumps_indented(summary) + "\n"
     write_output(os.path.join(out, "summary.json"), text.encode("utf-8"))
     if options.html is not None:
         from pathlib import Path

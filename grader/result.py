@@ -196,7 +196,9 @@ class Result:
 
     def to_json(self) -> str:
         """The JSON document: stable key order, no timestamps, newline at the end."""
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        from grader.jsontext import dumps_indented
+
+        return dumps_indented(self.to_dict(), allow_nan=False) + "\n"
 
     @classmethod
     def from_dict(cls, data: Any) -> Result:
