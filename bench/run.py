@@ -456,8 +456,19 @@ def machine() -> str:
                 break
     except OSError:
         pass
+    memory = ""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory = f", {int(line.split()[1]) / 2**20:.0f} GiB"
+                break
+    except OSError:
+        pass
     system = f"{platform.system()} {platform.machine()}"
-    return f"{system}, {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}"
+    return (
+        f"{system}, {os.cpu_count()} cores ({cpu}){memory}, Python {platform.python_version()}"
+        " (the workplace's `python` machine kind, shared with other sessions' work)"
+    )
 
 
 def load() -> str:
