@@ -252,6 +252,11 @@ def cold_start(venv: Venv, rounds: int, work: Path) -> list[str]:
         + " (goal ≤ 4)",
         "- cold `grader check --format json` ÷ check-jsonschema on the same 138 instances: "
         + ratio_cell([c / p for c, p in zip(graded, peer_times, strict=True)]),
+        "",
+        "The 138 JSON instances of the submission (`bench/probe.py instances`): its 8 JSON "
+        "documents, the 64 lines of chunks.jsonl and the 66 `data:` events of sse_raw.txt "
+        "(67 less the final `[DONE]`); sse.py and server.log are not JSON. check-jsonschema "
+        f"takes one schema per run: {len(peer)} runs, one per schema.",
     ]
     return rows
 
