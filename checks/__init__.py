@@ -24,7 +24,7 @@ from checks.formats.chat_stream import chat_stream
 from checks.formats.server_log import server_log
 from checks.samples import SAMPLE_FOLDERS
 from grader.engine import collect
-from grader.lab import Lab
+from grader.lab import Lab, Leaderboard
 from grader.loading import ArtifactSpec
 from grader.parsers import json_document, json_lines, python_source
 from grader.schema import SchemaSet
@@ -76,4 +76,5 @@ LAB = Lab(
     samples=SAMPLE_FOLDERS,
     sample="correct",
     class_report="checks.class_report:CLASS_REPORT",
+    leaderboard=(Leaderboard("leaderboard.ttft_p50", "ttft.medians", "ttft_p50", "asc"),),
 )

@@ -116,8 +116,10 @@ def before_total(ctx: Context) -> None:
     params={"tolerance_ms": Number(0, 60_000)},
 )
 def p50_are_medians(ctx: Context) -> None:
-    """ttft_p50 and total_p50 are the medians (3rd of 5 sorted) of the runs."""
+    """ttft_p50 and total_p50 are the medians (3rd of 5 sorted) of the runs; the p50
+    recorded is the student's own (a leaderboard ranks it when this check passed)."""
     ttft = ctx["ttft"]
+    ctx.record(ttft_p50=ttft["ttft_p50"], total_p50=ttft["total_p50"])
     for key, field in (("ttft_p50", "ttft_ms"), ("total_p50", "total_ms")):
         candidates = medians([run[field] for run in ttft["runs"]])
         if not any(close(ttft[key], m, ctx.param("tolerance_ms")) for m in candidates):

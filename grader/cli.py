@@ -46,7 +46,11 @@ from grader.syspath import drop_working_directory
 
 # Commands whose modules are imported only when they run (or for their --help): `grader
 # check` must not pay for the batch runner or the class report. name -> its summary's id
-_HEAVY = {"batch": "help.batch.summary", "report": "help.report.summary"}
+_HEAVY = {
+    "batch": "help.batch.summary",
+    "report": "help.report.summary",
+    "export": "help.export.summary",
+}
 
 
 def _check_command(lab: Any) -> Command:
@@ -133,12 +137,12 @@ def _parser(argv: Sequence[str], lab: Any, catalog: Any) -> argparse.ArgumentPar
 def _heavy(name: str) -> Any:
     """The module of a heavy command, imported now."""
     if name == "batch":
-        from grader import batch_cli
-
-        return batch_cli
-    from grader.class_report import cli as report_cli
-
-    return report_cli
+        from grader import batch_cli as module
+    elif name == "export":
+        from grader.export import cli as module
+    else:
+        from grader.class_report import cli as module
+    return module
 
 
 def _sample_hint(lab: Any, catalog: Any) -> str | None:
@@ -233,7 +237,7 @@ def _check(args: argparse.Namespace) -> int:
             return EXIT_NOT_GRADED
     except Exception as exc:  # a grader bug: still a valid result saying so, and exit 3
         return _internal_error(args, catalog, exc, rubric.version, lab.name)
-    _render(args, result, catalog)
+    _render(args, result, catalog, lab=lab, rubric=rubric)
     return check_status(result)
 
 
@@ -247,7 +251,7 @@ def _width(output: str | None) -> int:
     return 80
 
 
-def _render(args: argparse.Namespace, result: Any, catalog: Any) -> None:
+def _render(args: argparse.Namespace, result: Any, catalog: Any, **extra: Any) -> None:
     from grader.render import RenderOptions, renderer
 
     options = RenderOptions(
@@ -256,6 +260,7 @@ def _render(args: argparse.Namespace, result: Any, catalog: Any) -> None:
         args.verbose,
         args.quiet,
         _width(args.output),
+        **extra,  # the lab and rubric, for renderers that need them (Gradescope's)
     )
     _write(renderer(args.format)(result, options), args.output)
 

@@ -19,6 +19,8 @@ naming the first cause.
 
 A check may also record the measurements it read (`Context.record`), check50's `data`:
 whatever reports on many results later reads them from the result, never from the files.
+The runner adds, under `data["params"]` (`PARAMS_KEY`), the rubric parameters the check
+was judged by, so a class report can draw the thresholds the class was graded with.
 Nothing here knows about a particular lab.
 """
 
@@ -180,6 +182,10 @@ def run_order(checks: Iterable[Check]) -> list[Check]:
     return ordered
 
 
+PARAMS_KEY = "params"
+"""The key of a ran check's `data` that holds its rubric parameters (no measurement's)."""
+
+
 class UndeclaredArtifact(LookupError):
     """A check asked for an artifact it did not declare: a bug of the lab's, reported as
     the check's error (status `error`), never as the student's failure."""
@@ -225,7 +231,9 @@ class Context:
     def record(self, **measurements: Any) -> None:
         """Keep measurements in the check's result (JSON values: numbers, strings, lists
         and objects of them), for reports over many results; a failing check keeps what
-        it recorded before it failed."""
+        it recorded before it failed. `params` is the runner's (`PARAMS_KEY`)."""
+        if PARAMS_KEY in measurements:
+            raise ValueError(f"check {self.check_id}: {PARAMS_KEY!r} is no measurement's name")
         self.data.update(measurements)
 
     def __getitem__(self, name: str) -> Any:

@@ -20,7 +20,8 @@ from typing import Any
 from grader.batch_rows import Row
 from grader.numbers import quantile
 from grader.result import STATUSES
-from grader.visible import visible
+from grader.spreadsheet import number_cell as _num
+from grader.spreadsheet import text_cell as _cell
 
 COLUMNS = (
     "id",
@@ -33,20 +34,6 @@ COLUMNS = (
     "note",
     "integrity",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _num(value: float | None) -> str:
-    if value is None:
-        return ""
-    value = round(float(value), 6)
-    return str(int(value)) if value.is_integer() else repr(value)
-
-
-def _cell(text: str) -> str:
-    """Text a spreadsheet shows as text: never a formula, every control visible."""
-    text = visible(text)
-    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def gradebook_csv(

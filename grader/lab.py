@@ -13,7 +13,9 @@ knows of a lab is in that value:
   consulted before the engine's) are;
 - `default_folder`, `path_options` and `sample`: what `grader check` defaults to;
 - `class_report`: its part of the class report (a `grader.class_report.ClassReportSpec`,
-  imported only when a report is drawn).
+  imported only when a report is drawn);
+- `leaderboard`: the measurements a Gradescope leaderboard may rank (`Leaderboard`), shown
+  when the rubric's `[gradescope] leaderboard` is true.
 
 A misdeclared lab fails when it is built, not halfway through a grade: an artifact or
 check id twice, a check reading an artifact the lab does not have, a prerequisite that is
@@ -29,7 +31,25 @@ from grader.engine import Check, run_order
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.loading import ArtifactSpec
 from grader.params import ParamSpec
+from grader.rubric import RESERVED_KEYS
 from grader.schema import SchemaSet
+
+ORDERS = ("asc", "desc")
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """One column of a Gradescope leaderboard: a number a check records.
+
+    The value is `data[key]` of the check `check`, taken only when that check passed (a
+    number the server's record confirmed, judged correct); otherwise the student has no
+    entry. `name` is the catalog id of the column's heading (in the lab's catalog);
+    `order` is Gradescope's: "asc" ranks lower values higher (a time), "desc" higher."""
+
+    name: str
+    check: str
+    key: str
+    order: str = "desc"
 
 
 @dataclass(frozen=True)
@@ -67,6 +87,8 @@ class Lab:
     """"package.module:ATTRIBUTE" of the lab's `grader.class_report.ClassReportSpec` (its
     report sections and integrity flags), imported only when a class report is drawn;
     None: the class report has no sections of the lab's and no integrity flags."""
+    leaderboard: tuple[Leaderboard, ...] = ()
+    """What a Gradescope leaderboard may show of a student's result, in column order."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -127,3 +149,10 @@ def _validate(lab: Lab) -> None:
     for name, option in lab.path_options.items():
         if name not in artifacts or not option.startswith("--"):
             raise ValueError(f"{where}: path option {option!r} for {name!r} names no artifact")
+    for chk in lab.checks:
+        for name in set(chk.params) & set(RESERVED_KEYS):
+            raise ValueError(f"{where}: check {chk.id} declares {name!r}, a rubric key of its own")
+    ids = set(lab.all_check_ids())
+    for entry in lab.leaderboard:
+        if entry.check not in ids or entry.order not in ORDERS:
+            raise ValueError(f"{where}: leaderboard {entry.name!r} names no check or no order")

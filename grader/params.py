@@ -80,6 +80,20 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """One of a few fixed words (`"visible"`, `"hidden"`, ...), exactly as written."""
+
+    values: tuple[str, ...]
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, str) and value in self.values
+
+    def describe(self, catalog: Catalog) -> str:
+        words = ", ".join(f'"{v}"' for v in self.values)
+        return catalog.text("rubric.spec.choice", {"values": words}) or ""
+
+
+@dataclass(frozen=True)
 class ListOf:
     """A list of `min_items` to `max_items` values, each accepted by `item`."""
 

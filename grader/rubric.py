@@ -5,13 +5,18 @@ is validated strictly, before anything is graded, and the first thing wrong stop
 grader (exit 2) with a sentence naming the key:
 
 - top level: `lab` (the lab's own name), `version` (a string), `checks`, optional
-  `[limits]`; nothing else;
+  `[limits]` and `[gradescope]`; nothing else;
 - `checks`: exactly the lab's check ids (an unknown id or a forgotten one is an error);
 - each check: `points` (finite, 0 to 1,000,000: NaN and infinity are not JSON and no
-  platform stores them), optional `enabled` (true / false), and exactly the parameters
-  the check declares (`grader.params`), each of its declared type and range;
+  platform stores them), optional `enabled` (true / false), optional `visibility` (when
+  Gradescope shows it to the student, overriding `[gradescope]`'s), and exactly the
+  parameters the check declares (`grader.params`), each of its declared type and range;
 - `[limits]`: only the names of the engine's limits (`grader.limits.Limits`) and the
-  lab's own (`Lab.limits`), each a whole number from 1 up.
+  lab's own (`Lab.limits`), each a whole number from 1 up;
+- `[gradescope]`: what `--format gradescope` tells Gradescope (`GRADESCOPE`): the default
+  `visibility` of every check, `stdout_visibility`, and whether to add the lab's
+  `leaderboard`; the visibility words are Gradescope's ("Controlling Test Case
+  Visibility", gradescope-autograders.readthedocs.io/en/latest/specs/).
 
 A rubric is small and read once per run; validation is plain code, no library import.
 The errors are catalog messages (`[rubric]` in grader/messages), shown in the
@@ -30,12 +35,25 @@ from typing import Any, Protocol
 
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.package_data import package_file, read_text
-from grader.params import POINTS, Flag, Integer, ParamSpec
+from grader.params import POINTS, Choice, Flag, Integer, ParamSpec
 from grader.problems import Param
 from grader.tomlfile import TOMLDecodeError, load_cached, loads
 
 LIMIT_SPEC = Integer(1, 1 << 53)
-_TOP_KEYS = ("lab", "version", "limits", "checks")
+VISIBILITY = Choice(("visible", "hidden", "after_due_date", "after_published"))
+"""When Gradescope shows a student something: always, never, after the due date, after
+the grades are published (its four words, for a test, the result and the stdout)."""
+GRADESCOPE: dict[str, tuple[ParamSpec, Any]] = {
+    "visibility": (VISIBILITY, "visible"),
+    "stdout_visibility": (VISIBILITY, "hidden"),
+    "leaderboard": (Flag(), False),
+}
+"""`[gradescope]` settings: name -> (what it accepts, its default). The defaults show
+each check's feedback at once (it is meant for the student), keep run_autograder's
+stdout (the grader's diagnostics) for the instructor, and add no leaderboard."""
+RESERVED_KEYS = ("points", "enabled", "visibility")
+"""A check entry's keys that are not the check's parameters (no check may declare one)."""
+_TOP_KEYS = ("lab", "version", "limits", "gradescope", "checks")
 _RUBRIC_MAX_BYTES = 1 << 20
 
 
@@ -96,6 +114,8 @@ class Rubric:
     lab_limits: Mapping[str, int] = field(default_factory=dict)
     """The lab's own limits with their defaults (what `[limits]` may set beside the
     engine's)."""
+    gradescope: Mapping[str, Any] = field(default_factory=dict)
+    """The `[gradescope]` settings as written (`gradescope_setting` fills in defaults)."""
 
     def settings(self) -> dict[str, dict[str, Any]]:
         """Per check id: points, enabled and thresholds as one plain mapping."""
@@ -103,6 +123,16 @@ class Rubric:
             cid: {"enabled": True, **entry, "points": float(entry["points"])}
             for cid, entry in self.checks.items()
         }
+
+    def gradescope_setting(self, name: str) -> Any:
+        """A `[gradescope]` setting, or its default (`GRADESCOPE`)."""
+        return self.gradescope.get(name, GRADESCOPE[name][1])
+
+    def visibility(self, check_id: str) -> str:
+        """When Gradescope shows the check to the student: its own `visibility`, else
+        `[gradescope]`'s."""
+        own = self.checks.get(check_id, {}).get("visibility")
+        return str(own or self.gradescope_setting("visibility"))
 
     def make_limits(self, lab_defaults: Mapping[str, int] | None = None) -> Limits:
         """The size limits this rubric sets (the engine's and the lab's defaults, also
@@ -161,11 +191,13 @@ def _check_entry(
     _value(source, f"{where}.points", entry["points"], POINTS)
     if "enabled" in entry:
         _value(source, f"{where}.enabled", entry["enabled"], Flag())
+    if "visibility" in entry:
+        _value(source, f"{where}.visibility", entry["visibility"], VISIBILITY)
     if declared is None:  # a caller that knows no declarations: thresholds unchecked
         return
     names = sorted(declared)
     for key, value in entry.items():
-        if key in ("points", "enabled"):
+        if key in RESERVED_KEYS:
             continue
         spec = declared.get(key)
         if spec is None:
@@ -221,6 +253,13 @@ def validate(
             params = {"source": source, "key": f"limits.{key}", "known": _known(limit_names)}
             raise RubricError("rubric.unknown_limit", params, close=_close(key, limit_names))
         _value(source, f"limits.{key}", value, LIMIT_SPEC)
+    settings = _table(source, "gradescope", data.get("gradescope", {}))
+    for key, value in settings.items():
+        if key not in GRADESCOPE:
+            names = list(GRADESCOPE)
+            params = {"source": source, "key": f"gradescope.{key}", "known": _known(names)}
+            raise RubricError("rubric.unknown_setting", params, close=_close(key, names))
+        _value(source, f"gradescope.{key}", value, GRADESCOPE[key][0])
     if "checks" not in data:
         raise RubricError("rubric.no_checks", {"source": source})
     checks = _table(source, "checks", data["checks"])
@@ -254,7 +293,13 @@ def parse_rubric(
     digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
     limits = data.get("limits", {})
     return Rubric(
-        data["lab"], data["version"], data["checks"], limits, digest, dict(lab_limits or {})
+        data["lab"],
+        data["version"],
+        data["checks"],
+        limits,
+        digest,
+        dict(lab_limits or {}),
+        dict(data.get("gradescope", {})),
     )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from grader.engine import Check, Context, Fail, run_order
+from grader.engine import PARAMS_KEY, Check, Context, Fail, run_order
 from grader.loading import Artifact
 from grader.problems import Location, Param, Term, TitleOf
 from grader.result import Status
@@ -163,6 +163,8 @@ def _run_one(
                 **base,
             )
     ctx = Context(artifacts, settings, chk.id, folder, chk.reads, chk.uses)
+    if chk.params:  # what it was judged by, for reports over many results (their charts)
+        ctx.data[PARAMS_KEY] = {name: settings[name] for name in chk.params if name in settings}
     try:
         note = chk.run(ctx)
     except Fail as failure:

@@ -1,32 +1,39 @@
 #!/usr/bin/env python3
-"""A demonstration class for the class report: the samples plus generated students.
+"""A demonstration class for the class report: 260 students made of real runs.
 
-Builds `OUT/class/` with every bundled sample (real captures, derived and hostile ones)
-and COUNT generated students. Each generated student is a copy of a real capture or of a
-derived sample, with every time it measured scaled by one factor drawn from 0.7–2.0 (a
-slower or faster pod), so that every relation the checks test holds exactly as in the
-sample it came from:
+Every student is one of the real captures no published sample is (so the sample
+registry knows none of them and `submission.original` judges them as a student's own
+runs): the five of `tests/data/real/` and `tests/data/unpublished/two_slots`, chosen in
+the proportions a class shows (most students right, the lab's three common mistakes, a
+few servers started with `-np 2`). Students are varied the ways real students vary, never
+by changing a measured number:
 
-- JSON files: every `*_ms` value and ttft.json's `ttft_p50` / `total_p50` times the factor
-  (report.json copies the same scaled numbers), except cancel.json's `closed_at_ms` (the
-  client's own 0.5 s timer); `received_tokens` divided by it (a slower pod streams fewer
-  tokens before the close);
-- sse_raw.txt and chunks.jsonl: `*_ms` times the factor, `*_per_second` divided by it;
-- server.log: the timing lines' milliseconds times the factor, tokens per second divided
-  by it; the prompt lines of prefill.json's tasks get the scaled prompt_ms itself, rounded
-  to the log's 2 decimals, so the log still confirms them.
+- **real mistakes**, a few students each, made as `scripts/make_derived.py` makes its
+  samples (a client written with `requests`, `/health` saved while loading, a median
+  that is a mean, four runs instead of five, 8 documents instead of 12, chunk times
+  swapped, `report.json` missing a field, ...), each failing the check it names;
+- **honest byte-level variations**, which keep every number the server's log confirms:
+  JSON written with another indent or key order, keys of the student's own added, every
+  time rounded to 0.1 ms or to whole ms (as `make_derived` shows to be honest), the log
+  saved by `docker compose logs` or journald (their line prefixes).
 
-A few students are fabricated on purpose ("cancel.json typed": the cancel run of a
-student who never closed the connection, with a small slot_idle_after_ms typed in), to
-show the integrity flags. Then the class is graded with `grader batch`, the report is
-written with `write_class_report` (from the result files alone),
-every generated student is checked to fail exactly the checks its sample fails, and a
-headless Chromium takes a screenshot of the page.
+A few students are fabricated on purpose (`scripts/make_fabricated.py`'s edits: an
+open connection hidden by typing a small `slot_idle_after_ms`, the cache left on hidden
+by typing whole prompt sizes, a published sample handed in) to show the integrity
+flags, and two handed in no lab files (not gradable). Students of one real run share
+its timings and its stream's id, so the report's pairs section shows each run as one
+group of the students who handed it in: what it would show of a class that copied six
+runs around. A real class of independent runs has none.
+
+Then the class is graded with `grader batch`, the report is written from the result
+files alone, every student is checked to fail the checks its run and its mistakes
+explain and no other (a corroboration check failing where it should not is a problem),
+and, with `--screenshots DIR`, headless Chromium takes the page at 1400 and 800 px wide
+and prints it to PDF.
 
 Run from the repository root:
 
-    .venv/bin/python scripts/make_class_demo.py --out /tmp/class_demo \
-        --screenshot /tmp/class_report.png
+    .venv/bin/python scripts/make_class_demo.py --out /tmp/class_demo --screenshots /tmp/shots
 
 Same seed, same class, same report bytes.
 """
@@ -34,172 +41,177 @@ Same seed, same class, same report bytes.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
+
+from make_derived import CASES, add_extra_keys, map_times  # noqa: E402
+from make_fabricated import hide_cache_on_in_json, hide_no_close  # noqa: E402
 
 from checks import LAB  # noqa: E402
 from grader import batch  # noqa: E402
 from grader.class_report import write_class_report  # noqa: E402
-from grader.grade import grade  # noqa: E402
 from grader.i18n import LANGUAGES  # noqa: E402
-from grader.rubric import load_lab_rubric  # noqa: E402
 
-SAMPLES = ROOT / "sample_submissions"
-REAL = ("correct", "role_chunk_counted", "cache_on_in_prefill", "no_close_on_cancel",
-        "no_cache_ram_flag")  # fmt: skip
+REAL = ROOT / "tests" / "data" / "real"
+BASES: dict[str, tuple[Path, float]] = {
+    "correct": (REAL / "correct", 56.0),
+    "role_chunk_counted": (REAL / "role_chunk_counted", 10.0),
+    "cache_on_in_prefill": (REAL / "cache_on_in_prefill", 11.0),
+    "no_close_on_cancel": (REAL / "no_close_on_cancel", 12.0),
+    "no_cache_ram_flag": (REAL / "no_cache_ram_flag", 7.0),
+    "two_slots": (ROOT / "tests" / "data" / "unpublished" / "two_slots", 4.0),
+}
+"""Real run -> (its folder, its share of the class)."""
 MARKER = ".class-demo"
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-)
+JSON_FILES = ("health.json", "props.json", "ttft.json", "prefill.json", "cache.json",
+              "sentence.json", "cancel.json", "report.json")  # fmt: skip
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--hide-scrollbars")  # fmt: skip
 
-_NUMBER = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
-_JSON_TIME = re.compile(rf'"(\w+_ms|ttft_p50|total_p50|\w+_per_second)"(\s*:\s*)({_NUMBER})')
-_LOG_TIME = re.compile(
-    r"((?:prompt eval time|eval time|total time) =)(\s*)(\d+\.\d+)( ms /\s*)(\d+)"
-)
-_LOG_RATE = re.compile(r"\((\s*)(\d+\.\d+)( ms per token,\s*)(\d+\.\d+)( tokens per second\))")
+Change = Callable[[Path], None]
 
 
-def _scaled(value: float, factor: float) -> float:
-    return round(value * factor, 3)
+def _mean_not_median(folder: Path) -> None:
+    """ttft.json's total_p50 (and report.json's copy) written as the mean of the runs."""
+    ttft = json.loads((folder / "ttft.json").read_text("utf-8"))
+    mean = round(sum(r["total_ms"] for r in ttft["runs"]) / len(ttft["runs"]), 3)
+    for name, key in (("ttft.json", "total_p50"), ("report.json", "total_p50_ms")):
+        data = json.loads((folder / name).read_text("utf-8"))
+        data[key] = mean
+        (folder / name).write_text(json.dumps(data, indent=2) + "\n", "utf-8")
 
 
-def scale_json_text(text: str, factor: float) -> str:
-    """Scale the times of a JSON (or JSON Lines, or SSE) text in place, keeping its layout."""
-
-    def one(match: re.Match[str]) -> str:
-        key, sep, number = match.groups()
-        value = float(number)
-        if key == "closed_at_ms":
-            return match.group(0)
-        new = value / factor if key.endswith("_per_second") else value * factor
-        return f'"{key}"{sep}{round(new, 3)!r}'
-
-    return _JSON_TIME.sub(one, text)
-
-
-def scale_log(text: str, factor: float, prefill: list[dict[str, float]]) -> str:
-    """Scale the timing lines of a llama-server log; the prompt lines of prefill.json's
-    tasks get exactly the scaled prompt_ms (2 decimals), so the log still confirms them."""
-
-    def timing(match: re.Match[str]) -> str:
-        head, pad, number, mid, tokens = match.groups()
-        value = float(number)
-        new = value * factor
-        if head.startswith("prompt"):
-            for entry in prefill:
-                if int(tokens) == entry["prompt_n"] and abs(value - entry["prompt_ms"]) <= 0.01:
-                    new = _scaled(entry["prompt_ms"], factor)
-        width = len(pad) + len(number)
-        return f"{head}{f'{new:.2f}'.rjust(width)}{mid}{tokens}"
-
-    def rate(match: re.Match[str]) -> str:
-        pad, per_token, mid, per_second, tail = match.groups()
-        a = f"{float(per_token) * factor:.2f}".rjust(len(pad) + len(per_token))
-        return f"({a}{mid}{float(per_second) / factor:.2f}{tail}"
-
-    return _LOG_RATE.sub(rate, _LOG_TIME.sub(timing, text))
+_DERIVED_WEIGHTS = (
+    ("sse_py_requests", 3.0), ("health_not_ok", 2.0), ("health_missing", 1.5),
+    ("ttft_four_runs", 2.0), ("prefill_eight_docs", 2.0), ("chunks_out_of_order", 1.0),
+    ("sentence_cut_at_period", 2.0), ("report_missing_field", 2.0), ("sse_no_done", 1.0),
+    ("props_html_error_page", 0.5), ("chunks_nan_time", 0.5), ("ttft_tokens_as_text", 0.5),
+    ("sse_py_syntax_error", 0.5),
+)  # fmt: skip
+MISTAKES: dict[str, tuple[Change, float]] = {
+    **{name: (CASES[name][1], weight) for name, weight in _DERIVED_WEIGHTS},
+    "ttft_mean_not_median": (_mean_not_median, 2.0),
+}
+"""A real mistake -> (how a student makes it in the files, how often)."""
+MUST_FAIL = {name: set(CASES[name][2]) for name in MISTAKES if name in CASES}
+MUST_FAIL["ttft_mean_not_median"] = {"ttft.medians"}
+MAY_FAIL = {name: set(CASES[name][3]) for name in MISTAKES if name in CASES}
+MAY_FAIL["ttft_four_runs"] = {"ttft.medians"}  # four runs have no middle one
+MAY_FAIL["ttft_mean_not_median"] = set()
+FABRICATED: dict[str, tuple[str, Change | None, set[str]]] = {
+    "open_connection_hidden": ("no_close_on_cancel", hide_no_close, {"cancel.in_log"}),
+    "cache_on_hidden": ("cache_on_in_prefill", hide_cache_on_in_json, {"prefill.in_log"}),
+    "published_sample": ("", None, {"submission.original"}),
+}
+"""A cheat -> (the real run it edits, the edit, the checks that catch it)."""
 
 
-def scale_submission(folder: Path, factor: float) -> None:
-    """Every time the student measured, times `factor` (see the module's docstring)."""
-    prefill: list[dict[str, float]] = []
-    with contextlib.suppress(OSError, ValueError, TypeError):
-        entries = json.loads((folder / "prefill.json").read_text("utf-8"))
-        prefill = [e for e in entries if isinstance(e, dict)]
-    for name in ("ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json",
-                 "report.json", "chunks.jsonl", "sse_raw.txt"):  # fmt: skip
+# --------------------------------------------------------------------------- variations
+
+
+def restyle_json(folder: Path, rng: random.Random) -> None:
+    """Every JSON file written again with one student's style: indent and key order."""
+    indent = rng.choice([2, 4, None, "\t"])
+    order = rng.choice(["kept", "sorted", "reversed"])
+
+    def reorder(value: Any) -> Any:
+        if isinstance(value, dict):
+            items = [(k, reorder(v)) for k, v in value.items()]
+            if order == "sorted":
+                items.sort()
+            elif order == "reversed":
+                items.reverse()
+            return dict(items)
+        if isinstance(value, list):
+            return [reorder(v) for v in value]
+        return value
+
+    for name in JSON_FILES:
         path = folder / name
-        if path.is_file():
-            path.write_text(scale_json_text(path.read_text("utf-8"), factor), "utf-8")
-    cancel = folder / "cancel.json"
-    if cancel.is_file():
-        text = cancel.read_text("utf-8")
-        match = re.search(r'"received_tokens"(\s*:\s*)(\d+)', text)
-        if match:
-            fewer = max(1, round(int(match.group(2)) / factor))
-            text = text[: match.start(2)] + str(fewer) + text[match.end(2) :]
-            cancel.write_text(text, "utf-8")
-    log = folder / "server.log"
-    if log.is_file():
-        log.write_text(scale_log(log.read_text("utf-8"), factor, prefill), "utf-8")
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue  # a mistake removed it or made it no JSON: keep it as the student broke it
+        text = json.dumps(reorder(data), indent=indent, ensure_ascii=rng.random() < 0.5)
+        path.write_text(text + "\n", "utf-8")
 
 
-def type_cancel_idle(folder: Path, rng: random.Random) -> None:
-    """The fabrication: a slot_idle_after_ms typed in (and copied to report.json)."""
-    typed = round(rng.uniform(0.5, 4.0), 2)
-    for name, key in (("cancel.json", "slot_idle_after_ms"), ("report.json", "cancel_idle_ms")):
-        path = folder / name
-        data = json.loads(path.read_text("utf-8"))
-        data[key] = typed
-        path.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+def prefix_log(folder: Path, rng: random.Random) -> None:
+    """server.log as `docker compose logs` or journald saved it (their line prefixes)."""
+    journald = f"Dec  2 10:{rng.randrange(60):02d}:07 pod llama-server[812]: "
+    prefix = rng.choice(["llm-1  | ", journald])
+    path = folder / "server.log"
+    lines = path.read_text("utf-8").split("\n")
+    path.write_text("\n".join(prefix + line if line else line for line in lines), "utf-8")
 
 
-# (base sample, weight, extra change, checks it fails beyond the base's)
-Variant = tuple[str, float, Callable[[Path, random.Random], None] | None, frozenset[str]]
+def round_times(folder: Path, rng: random.Random) -> None:
+    """Every time the student wrote rounded to 0.1 ms or to whole ms (one of them: a
+    client rounds once; rounding a rounded value again is no honest measurement)."""
+    digits = rng.choice([1, 0])
+    map_times(folder, lambda v: round(v, digits) if digits else round(v))
 
 
-def variants() -> list[Variant]:
-    derived = sorted(p.name for p in (SAMPLES / "derived").iterdir() if p.is_dir())
-    table: list[Variant] = [
-        ("correct", 50.0, None, frozenset()),
-        ("role_chunk_counted", 8.0, None, frozenset()),
-        ("cache_on_in_prefill", 8.0, None, frozenset()),
-        ("no_close_on_cancel", 7.0, None, frozenset()),
-        ("no_cache_ram_flag", 4.0, None, frozenset()),
-        ("no_close_on_cancel", 2.0, type_cancel_idle, frozenset({"-cancel.slot_freed"})),
-    ]
-    table.extend((f"derived/{name}", 21.0 / len(derived), None, frozenset()) for name in derived)
-    return table
+VARIATIONS: tuple[tuple[str, float, Callable[[Path, random.Random], None]], ...] = (
+    ("rounded", 0.25, round_times),
+    ("extra keys", 0.2, lambda folder, rng: add_extra_keys(folder)),
+    ("JSON style", 0.7, restyle_json),
+    ("log prefix", 0.25, prefix_log),
+)
+"""Honest variation -> (how often, how): none changes a number the log confirms."""
+BREAKS_JSON = ("chunks_nan_time", "ttft_tokens_as_text", "props_html_error_page")
+"""Mistakes after which a file is no longer the JSON a rounding client would rewrite."""
 
 
-def not_passed(result: object) -> frozenset[str]:
-    return frozenset(c.id for c in result.checks if c.status != "passed")  # type: ignore[attr-defined]
+# --------------------------------------------------------------------------- the class
 
 
-def expected_failures(base: frozenset[str], extra: frozenset[str]) -> frozenset[str]:
-    add = {e for e in extra if not e.startswith("-")}
-    drop = {e[1:] for e in extra if e.startswith("-")}
-    return frozenset((base | add) - drop)
+def student(folder: Path, rng: random.Random) -> dict[str, Any]:
+    """One generated student: a real run, maybe a mistake or two, honest variations."""
+    names = list(BASES)
+    base = rng.choices(names, [BASES[n][1] for n in names])[0]
+    shutil.copytree(BASES[base][0], folder)
+    mistakes: list[str] = []
+    if rng.random() < 0.24:
+        pool = list(MISTAKES)
+        count = 2 if rng.random() < 0.12 else 1
+        mistakes = sorted(set(rng.choices(pool, [MISTAKES[m][1] for m in pool], k=count)))
+    for name in mistakes:
+        MISTAKES[name][0](folder)
+    done = []
+    broken_json = any(m in BREAKS_JSON for m in mistakes)
+    for name, share, vary in VARIATIONS:
+        if rng.random() < share and not (name == "rounded" and broken_json):
+            vary(folder, rng)
+            done.append(name)
+    return {"base": base, "mistakes": mistakes, "variations": done}
 
 
-def screenshot(html: Path, png: Path, size: str = "1280,4000") -> bool:
-    """A headless Chromium screenshot of `html`; False when there is no Chromium."""
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        print("make_class_demo: no chromium on PATH, no screenshot", file=sys.stderr)
-        return False
-    with tempfile.TemporaryDirectory(prefix="class-demo-chromium-") as profile:
-        command = [
-            binary,
-            *CHROMIUM_FLAGS,
-            f"--user-data-dir={profile}",
-            f"--screenshot={png}",
-            f"--window-size={size}",
-            html.resolve().as_uri(),
-        ]
-        subprocess.run(command, check=True, capture_output=True, timeout=180)
-    return png.is_file()
+def fabricated(folder: Path, name: str) -> dict[str, Any]:
+    base, edit, _ = FABRICATED[name]
+    if edit is None:
+        shutil.copytree(ROOT / "sample_submissions" / "correct", folder)
+    else:
+        shutil.copytree(BASES[base][0], folder)
+        edit(folder)
+    return {"base": base or "published sample correct", "fabricated": name}
+
+
+def not_passed(result: dict[str, Any]) -> set[str]:
+    return {c["id"] for c in result["checks"] if c["status"] != "passed"}
 
 
 def build(out: Path, count: int, seed: int, lang: str, jobs: int) -> tuple[Path, list[str]]:
@@ -210,66 +222,103 @@ def build(out: Path, count: int, seed: int, lang: str, jobs: int) -> tuple[Path,
     klass = out / "class"
     klass.mkdir(parents=True)
     (out / MARKER).write_text("made by scripts/make_class_demo.py\n", "utf-8")
-    rubric = load_lab_rubric(LAB, None, "checks")
-
-    expected: dict[str, frozenset[str]] = {}
-    base_failures: dict[str, frozenset[str]] = {}
-    for group in ("", "derived", "hostile"):
-        root = SAMPLES / group if group else SAMPLES
-        for sample in sorted(p for p in root.iterdir() if p.is_dir()):
-            if not group and sample.name not in REAL:
-                continue
-            name = f"{group or 'sample'}-{sample.name}"
-            shutil.copytree(sample, klass / name)
-
     rng = random.Random(seed)
-    table = variants()
-    weights = [w for _, w, _, _ in table]
+    made: dict[str, dict[str, Any]] = {}
     for number in range(1, count + 1):
-        base, _, change, extra = rng.choices(table, weights)[0]
-        factor = round(rng.uniform(0.7, 2.0), 3)
-        student = klass / f"student-{number:03d}"
-        shutil.copytree(SAMPLES / base, student)
-        scale_submission(student, factor)
-        if change is not None:
-            change(student, rng)
-        if base not in base_failures:
-            base_failures[base] = not_passed(grade(LAB, str(SAMPLES / base), rubric))
-        expected[student.name] = expected_failures(base_failures[base], extra)
-        (student / ".demo.json").write_text(
-            json.dumps({"base": base, "factor": factor, "changed": change is not None}) + "\n",
-            "utf-8",
-        )
+        made[f"student-{number:03d}"] = student(klass / f"student-{number:03d}", rng)
+    for number, name in enumerate(FABRICATED, start=count + 1):
+        made[f"student-{number:03d}"] = fabricated(klass / f"student-{number:03d}", name)
+    for number in (count + len(FABRICATED) + 1, count + len(FABRICATED) + 2):
+        folder = klass / f"student-{number:03d}"
+        folder.mkdir()
+        (folder / "notes.txt").write_text("I will upload my files tomorrow.\n", "utf-8")
+        made[folder.name] = {"base": "", "ungradable": True}
+    (out / "class.json").write_text(json.dumps(made, indent=1) + "\n", "utf-8")
 
     results = out / "batch"
     batch.run([str(klass)], str(results), jobs=jobs, lang=lang)
     html = results / "report.html"
     write_class_report(results, html, lang)
+    return html, check_class(results, made)
 
+
+def check_class(results: Path, made: dict[str, dict[str, Any]]) -> list[str]:
+    """Each student fails what its run, mistakes or cheat explain, and nothing else."""
+    graded = {
+        name: json.loads((results / "results" / f"{name}.json").read_text("utf-8")) for name in made
+    }
+    base_failures = {
+        base: not_passed(graded[name])
+        for name, info in reversed(made.items())
+        if not info.get("mistakes") and not info.get("fabricated") and (base := info["base"])
+    }
     problems = []
-    for name, failures in sorted(expected.items()):
-        data = json.loads((results / "results" / f"{name}.json").read_text("utf-8"))
-        got = frozenset(c["id"] for c in data["checks"] if c["status"] != "passed")
-        if got != failures:
-            problems.append(f"{name}: expected not passed {sorted(failures)}, got {sorted(got)}")
-    return html, problems
+    for name, info in made.items():
+        result = graded[name]
+        if info.get("ungradable"):
+            if result["gradable"]:
+                problems.append(f"{name}: graded, but it has no lab files")
+            continue
+        mistakes = info.get("mistakes", [])
+        must = set().union(*(MUST_FAIL[m] for m in mistakes))
+        if info.get("fabricated"):
+            must = FABRICATED[info["fabricated"]][2]
+        allowed = must | base_failures.get(info["base"], set())
+        allowed |= set().union(*(MAY_FAIL[m] for m in mistakes))
+        allowed |= set(LAB.downstream(allowed))
+        failed = not_passed(result)
+        if not must <= failed:
+            problems.append(f"{name} ({info}): should fail {sorted(must - failed)}")
+        if not failed <= allowed:
+            problems.append(f"{name} ({info}): also fails {sorted(failed - allowed)}")
+    return problems
+
+
+# --------------------------------------------------------------------------- screenshots
+
+
+def chromium(*args: str) -> bool:
+    """Run headless Chromium once with a fresh profile; False when there is none."""
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        print("make_class_demo: no chromium on PATH, no screenshots", file=sys.stderr)
+        return False
+    with tempfile.TemporaryDirectory(prefix="class-demo-chromium-") as profile:
+        command = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args]
+        subprocess.run(command, check=True, capture_output=True, timeout=300)
+    return True
+
+
+def screenshots(html: Path, folder: Path) -> list[Path]:
+    """The page at 1400 and 800 px wide (the top 2400 px), and printed to PDF."""
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for width in (1400, 800):
+        png = folder / f"class_report_{width}.png"
+        if chromium(f"--screenshot={png}", f"--window-size={width},2400", html.as_uri()):
+            made.append(png)
+    pdf = folder / "class_report.pdf"
+    if chromium(f"--print-to-pdf={pdf}", "--no-pdf-header-footer", html.as_uri()):
+        made.append(pdf)
+    return made
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="/tmp/class_demo", help="folder to (re)create")
-    parser.add_argument("--count", type=int, default=200, help="generated students")
-    parser.add_argument("--seed", type=int, default=6)
+    parser.add_argument("--count", type=int, default=255, help="generated honest students")
+    parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--lang", default="en", choices=list(LANGUAGES))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--screenshot", metavar="PNG", help="also take a screenshot of the page")
+    parser.add_argument("--screenshots", metavar="DIR", help="also take screenshots of the page")
     args = parser.parse_args(argv)
     html, problems = build(Path(args.out), args.count, args.seed, args.lang, args.jobs)
     for problem in problems:
         print(f"make_class_demo: {problem}", file=sys.stderr)
     print(f"make_class_demo: report in {html}", file=sys.stderr)
-    if args.screenshot and screenshot(html, Path(args.screenshot)):
-        print(f"make_class_demo: screenshot in {args.screenshot}", file=sys.stderr)
+    if args.screenshots:
+        for path in screenshots(html, Path(args.screenshots)):
+            print(f"make_class_demo: {path}", file=sys.stderr)
     return 1 if problems else 0
 
 

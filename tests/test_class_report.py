@@ -24,17 +24,17 @@ import pytest
 from checks import LAB
 from grader import class_report as cr
 from grader.batch_rows import row_of
+from grader.class_report import overview
+from grader.class_report.axes import Axis, linear_axis, log_axis
 from grader.class_report.charts import strip_chart, xy_chart
+from grader.class_report.context import Labels, PageContext
 from grader.class_report.svg import (
-    Axis,
     Mark,
     StripMark,
     Style,
     clean,
     esc,
     fmt,
-    linear_axis,
-    log_axis,
 )
 from grader.grade import grade, not_gradable
 from grader.gradebook import summary_dict
@@ -164,22 +164,46 @@ def fake(sid: str, score: float | None, max_score: float = 71, **checks: str) ->
     return cr.Student(sid, score is not None, score, max_score if score is not None else None, rows)
 
 
-def test_histogram_bins_have_a_round_width_and_the_last_holds_the_maximum() -> None:
-    students = [fake("a", 71), fake("b", 70), fake("c", 67), fake("d", 64), fake("e", 0)]
+def test_the_histogram_spans_the_scores_not_zero_to_the_maximum() -> None:
+    students = [fake(f"s{i}", score) for i, score in enumerate((64, 66, 67, 70, 71, 71))]
     hist = cr.score_histogram([*students, fake("ungraded", None)])
-    assert hist.width == 5 and hist.max_score == 71 and len(hist.bins) == 15
-    assert [(b.lo, b.hi) for b in hist.bins[:2]] == [(0, 5), (5, 10)]
-    assert hist.bins[-1].ids == ("a", "b")  # [70, 75): 70 and the maximum 71
-    assert hist.bins[13].ids == ("c",) and hist.bins[12].ids == ("d",)
-    assert hist.bins[0].ids == ("e",)
-    assert sum(len(b.ids) for b in hist.bins) == 5  # the ungraded one is not counted
-    assert hist.median == 67
+    assert hist.start == 64 and hist.max_score == 71
+    assert sum(len(b.ids) for b in hist.bins) == 6  # the ungraded one is not counted
+    assert hist.median == 68.5
 
 
-def test_histogram_of_a_small_rubric_gives_full_marks_their_own_bin() -> None:
-    hist = cr.score_histogram([fake("a", 10, 10), fake("b", 9.5, 10), fake("c", 3, 10)])
-    assert hist.width == 1 and len(hist.bins) == 11
-    assert hist.bins[10].ids == ("a",) and hist.bins[9].ids == ("b",)
+def test_few_scores_get_one_bar_each_and_full_marks_their_own() -> None:
+    hist = cr.score_histogram([fake("a", 71), fake("b", 70), fake("c", 64)])
+    assert hist.width == 1 and [b.lo for b in hist.bins] == [64, 65, 66, 67, 68, 69, 70, 71]
+    assert hist.bins[-2].ids == ("b",) and hist.bins[-1].ids == ("a",)
+    assert hist.bins[-1].full_marks and not hist.bins[-2].full_marks
+
+
+def test_many_scores_get_round_bins_and_full_marks_stay_alone() -> None:
+    students = [fake(f"s{i}", float(i), 200) for i in range(0, 201, 7)] + [fake("top", 200, 200)]
+    hist = cr.score_histogram(students, max_bins=25)
+    assert hist.width == 10 and hist.bins[0].lo == 0
+    assert hist.bins[-1].full_marks and hist.bins[-1].ids == ("top",)
+    assert "s196" in hist.bins[-2].ids  # nearly full marks, in the bin before
+
+
+def test_a_far_off_score_breaks_the_axis_instead_of_emptying_it() -> None:
+    students = [fake(f"s{i}", 64 + i % 8) for i in range(20)] + [fake("low", 5)]
+    hist = cr.score_histogram(students)
+    gaps = [b for b in hist.bins if b.gap]
+    assert len(gaps) == 1 and gaps[0].lo <= 6 and gaps[0].hi == 64
+    assert hist.bins[0].ids == ("low",) and hist.bins[1] == gaps[0]
+    assert sum(len(b.ids) for b in hist.bins) == 21
+
+
+def test_a_broken_axis_leaves_room_for_one_bar_per_score() -> None:
+    """14 scores and one far-off one: one point per bar fits in 20 bars once the empty
+    run between them is one break (as the narrow chart draws it), though 0-83 would not."""
+    students = [fake(f"s{i}", 69 + i % 14, 83) for i in range(40)] + [fake("top", 83, 83)]
+    hist = cr.score_histogram([*students, fake("low", 24, 83)], max_bins=20)
+    assert hist.width == 1 and sum(b.gap for b in hist.bins) == 1
+    assert [b.lo for b in hist.bins if not b.gap][1:] == list(range(69, 84))
+    assert hist.bins[-1].full_marks and hist.bins[-1].ids == ("top",)
 
 
 def test_histogram_of_nobody_is_one_empty_bin() -> None:
@@ -210,6 +234,43 @@ def test_pass_rates_agree_with_the_batch_summary(out: Path, data: cr.ClassData) 
     for rate in cr.pass_rates(data.students):
         assert summary["checks"][rate.id]["pass_rate"] == pytest.approx(rate.rate, abs=1e-6)
         assert summary["checks"][rate.id]["failed_ids"] == list(rate.failed_ids)
+
+
+def _graded(sid: str, *rows: tuple[str, str, float, float]) -> cr.Student:
+    """A graded student whose checks are (id, status, points, max points)."""
+    checks = tuple(cr.CheckRow(cid, cid, status, p, m) for cid, status, p, m in rows)
+    return cr.Student(
+        sid, True, sum(r.points for r in checks), sum(r.max_points for r in checks), checks
+    )
+
+
+def _rates_section(*students: cr.Student) -> str:
+    return overview.checks(PageContext(tuple(students), Labels("en")))
+
+
+CLASS = (
+    _graded("a", ("x.ok", "passed", 1, 1), ("x.bad", "failed", 0, 4), ("x.odd", "error", 0, 2)),
+    _graded("b", ("x.ok", "passed", 1, 1), ("x.bad", "failed", 0, 4), ("x.odd", "passed", 2, 2)),
+    _graded("c", ("x.ok", "passed", 1, 1), ("x.bad", "skipped", 0, 4), ("x.odd", "passed", 2, 2)),
+)
+
+
+def test_checks_every_graded_submission_passed_are_one_line() -> None:
+    html = _rates_section(*CLASS)
+    assert 'href="#check-x-ok"' not in html  # no bar of its own
+    assert "Passed by every graded submission (1 check): <code>x.ok</code>" in html
+
+
+def test_a_pass_rate_counts_every_status_that_happened() -> None:
+    html = _rates_section(*CLASS)
+    assert "0% passed · 2 failed · 1 skipped" in html  # x.bad: the skip is not a pass
+    assert "67% passed · 1 error<" in html  # x.odd, in the singular
+
+
+def test_each_check_says_the_points_the_class_lost_on_it() -> None:
+    html = _rates_section(*CLASS)
+    assert "−12 points" in html and "−2 points" in html  # 3 × 4 on x.bad, 2 on x.odd
+    assert [r.lost for r in cr.pass_rates(list(CLASS))] == [12, 2, 0]
 
 
 def test_pass_rate_ties_go_to_more_failures_then_the_labs_order() -> None:
@@ -371,14 +432,18 @@ def test_every_section_and_chart_is_there(page: str, data: cr.ClassData) -> None
                     "feedback", "unreadable"):  # fmt: skip
         assert f'<section id="{section}">' in page
         assert f'<a href="#{section}">' in page  # the contents link to it
-    for chart in ("chart-scores", "chart-checks", "chart-prefill", "chart-cache", "chart-cancel"):
+    assert '<div class="chart-rates" id="chart-checks"' in page  # HTML rows: legible text
+    for chart in ("chart-scores", "chart-prefill", "chart-cache", "chart-cancel"):
         assert f'<svg class="chart" id="{chart}"' in page
 
     def chart(name: str) -> str:
         start = page.index(f'id="{name}"')
         return page[start : page.index("</svg>", start)]
 
-    assert chart("chart-checks").count('class="bar"') == len(cr.pass_rates(data.students))
+    rates = cr.pass_rates(data.students)
+    everyone = [r for r in rates if r.passed == r.ran]
+    assert page.count('<li><a class="rate"') == len(rates) - len(everyone) > 0
+    assert all(f"<code>{r.id}</code>" in page for r in everyone)
     assert "@media print" in page
     assert '<table class="sortable">' in page
     for s in data.students:
@@ -432,7 +497,10 @@ def test_every_label_the_page_uses_is_in_the_catalog() -> None:
         untranslated = [
             k
             for k, text in english.items()
-            if k.startswith("report.") and table[k] == text and text.isascii()
+            if k.startswith("report.")
+            and not k.endswith("_one")  # English's singulars
+            and table[k] == text
+            and text.isascii()
         ]
         assert untranslated == [], (lang, untranslated)
 

@@ -13,6 +13,7 @@ from grader.engine import Check, Fail, check
 from grader.grade import grade, load_artifacts
 from grader.lab import Lab
 from grader.limits import DEFAULT_LIMITS
+from grader.params import Number
 from grader.rubric import RubricError, load_rubric, parse_rubric
 from grader.runner import run_checks
 from tests.conftest import CORRECT, ROOT, SAMPLES, check_of, statuses
@@ -252,6 +253,33 @@ def test_recorded_measurements_reach_the_result_even_when_the_check_fails() -> N
     )
     result = grade(lab, str(CORRECT), rubric)
     assert check_of(result, "demo.records").data == {"p50": 222.796}
+
+
+def test_a_check_keeps_the_rubric_parameters_it_was_judged_by() -> None:
+    @check("demo.judged", reads=("ttft",), params={"limit_ms": Number(0, 10_000)})
+    def judged(ctx):
+        ctx.record(p50=ctx["ttft"]["ttft_p50"])
+
+    lab = lab_with(judged)
+    rubric = parse_rubric(
+        RUBRIC_TEXT + '\n[checks."demo.judged"]\npoints = 1\nlimit_ms = 250\n',
+        "r.toml",
+        lab.all_check_ids(),
+    )
+    data = check_of(grade(lab, str(CORRECT), rubric), "demo.judged").data
+    assert data == {"params": {"limit_ms": 250}, "p50": 222.796}
+
+
+def test_a_measurement_may_not_take_the_runners_params_key() -> None:
+    @check("demo.sneaky", reads=("ttft",))
+    def sneaky(ctx):
+        ctx.record(params={"limit_ms": 1})
+
+    lab = lab_with(sneaky)
+    rubric = parse_rubric(
+        RUBRIC_TEXT + '\n[checks."demo.sneaky"]\npoints = 1\n', "r.toml", lab.all_check_ids()
+    )
+    assert check_of(grade(lab, str(CORRECT), rubric), "demo.sneaky").status == "error"
 
 
 @pytest.mark.parametrize(

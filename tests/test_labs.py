@@ -12,7 +12,8 @@ from checks import LAB
 from grader import labs
 from grader.cli import main
 from grader.engine import check
-from grader.lab import Lab
+from grader.lab import Lab, Leaderboard
+from grader.params import Flag
 from tests.conftest import CORRECT
 
 
@@ -124,6 +125,12 @@ def _noop(ctx: object) -> None:
         (lambda: {"checks": (check("x.y", reads=(), after=("x.z",))(_noop),)}, "prerequisite"),
         (lambda: {"limits": {"file_bytes": 1}}, "engine's"),
         (lambda: {"path_options": {"nope": "--nope"}}, "path option"),
+        (
+            lambda: {"checks": (check("x.y", reads=(), params={"visibility": Flag()})(_noop),)},
+            "rubric key of its own",
+        ),
+        (lambda: {"leaderboard": (Leaderboard("l.x", "no.such_check", "x"),)}, "leaderboard"),
+        (lambda: {"leaderboard": (Leaderboard("l.x", "ttft.medians", "x", "up"),)}, "leaderboard"),
         (
             lambda: {
                 "artifacts": (dataclasses.replace(LAB.artifacts[0], max_bytes="no_cap"),),

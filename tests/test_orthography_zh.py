@@ -63,6 +63,7 @@ FILLED_BY: dict[str, dict[str, tuple[str, ...]]] = {
     "grader:rubric.spec.list": {"item": ("grader:rubric.spec.integer",)},
     "grader:rubric.unknown_limit": {"suggestion": ("grader:rubric.did_you_mean",)},
     "grader:rubric.unknown_param": {"suggestion": ("grader:rubric.did_you_mean",)},
+    "grader:rubric.unknown_setting": {"suggestion": ("grader:rubric.did_you_mean",)},
     "checks:log.plausible.log_rate": {"kind": ("checks:term.prefill", "checks:term.decode")},
     "checks:log.intact.arithmetic": {
         "which": ("checks:term.prompt_eval", "checks:term.eval"),

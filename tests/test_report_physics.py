@@ -18,6 +18,7 @@ import pytest
 from checks import LAB
 from checks import report_physics as rp
 from grader import class_report as cr
+from grader.class_report.svg import fmt
 from grader.grade import grade
 from grader.i18n import catalog_file
 from tests.conftest import ROOT, SAMPLES
@@ -166,18 +167,79 @@ def test_a_submission_with_broken_files_keeps_no_measurement(tmp_path: Path, rub
         assert check.status == "failed" and check.data == {}
 
 
-def test_each_chart_has_one_mark_per_student_with_numbers(out: Path, students) -> None:
+def chart_of(page: str, name: str) -> str:
+    start = page.index(f'id="{name}"')
+    return page[start : page.index("</svg>", start)]
+
+
+def students_drawn(svg: str) -> int:
+    """How many students the chart's marks stand for: one each, or the number their
+    tooltip says ("3 students, ...")."""
+    titles = re.findall(r'<a class="mark"[^>]*><title>([^<]*)</title>', svg)
+    return sum(int(m.group(1)) if (m := re.match(r"(\d+) students,", t)) else 1 for t in titles)
+
+
+def test_each_chart_draws_every_student_with_numbers(out: Path, students) -> None:
     page = cr.render_report(cr.load_class(out), "en")
-
-    def chart(name: str) -> str:
-        start = page.index(f'id="{name}"')
-        return page[start : page.index("</svg>", start)]
-
-    assert chart("chart-prefill").count('class="mark"') == len(rp.prefill_lines(students))
-    assert chart("chart-cache").count('class="mark"') == len(rp.cache_points(students))
-    assert chart("chart-cancel").count('class="mark"') == len(rp.cancel_points(students))
+    assert students_drawn(chart_of(page, "chart-prefill")) == len(rp.prefill_lines(students))
+    assert students_drawn(chart_of(page, "chart-cache")) == len(rp.cache_points(students))
+    judged = [p for p in rp.cancel_points(students) if p.share is not None]
+    assert students_drawn(chart_of(page, "chart-cancel")) == len(judged)
     section = page[page.index('<section id="physics">') :]
     assert section.index("</section>") > section.index('id="chart-cancel"')
+
+
+def test_students_at_the_same_values_are_one_mark_with_their_number(out: Path) -> None:
+    data = cr.load_class(out)
+    before = chart_of(cr.render_report(data, "en"), "chart-cache")
+    twin = dataclasses.replace(student(data.students, "correct"), id="correct-twin")
+    cache = chart_of(cr.render_report(cr.ClassData((*data.students, twin)), "en"), "chart-cache")
+    assert cache.count('<a class="mark"') == before.count('<a class="mark"')  # no new mark
+    title = next(t for t in re.findall(r"<title>([^<]*)</title>", cache) if "correct-twin" in t)
+    n = int(title.split(" ", 1)[0])  # "3 students, first ... ms" (hostile/nan shares it too)
+    assert title.startswith(f"{n} students, first ") and "correct, " in title
+    assert re.search(rf'font-weight="bold"[^>]*>{n}</text>', cache)  # the number, beside it
+
+
+def test_the_cache_left_on_is_drawn_apart_from_the_right_runs(out: Path) -> None:
+    prefill = chart_of(cr.render_report(cr.load_class(out), "en"), "chart-prefill")
+    lines = re.findall(r'<polyline points="[^"]*" fill="none" stroke="(#\w+)"[^>]*?/>', prefill)
+    dashed = re.findall(r'stroke="(#\w+)" stroke-width="[\d.]+" stroke-opacity="[\d.]+" '
+                        r'stroke-dasharray="7 4"', prefill)  # fmt: skip
+    assert "#0072B2" in lines and dashed == ["#D55E00"]  # one cache-on line, its own colour
+
+
+def _with_params(out: Path, tmp_path: Path, check_id: str, **params: float) -> Path:
+    """The class's results as a rubric with other thresholds would have graded them."""
+    (tmp_path / "results").mkdir()
+    for path in (out / "results").iterdir():
+        result = json.loads(path.read_text("utf-8"))
+        for check in result["checks"]:
+            if check["id"] == check_id and "params" in check["data"]:
+                check["data"]["params"].update(params)
+        (tmp_path / "results" / path.name).write_text(json.dumps(result), "utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("chart", "check_id", "param", "words"),
+    [
+        ("chart-prefill", "prefill.cache_off", "min_prompt_tokens", "a prompt_n under {}"),
+        ("chart-cache", "cache.hit_faster", "max_ttft_ratio", "repeat &lt; {} × first"),
+        ("chart-cancel", "cancel.slot_freed", "max_idle_fraction", "cancel.slot_freed: ≤ {}"),
+    ],
+)
+def test_each_chart_draws_the_threshold_the_class_was_graded_with(
+    out: Path, tmp_path: Path, chart: str, check_id: str, param: str, words: str
+) -> None:
+    data = cr.load_class(out)
+    rows = [s.check(check_id) for s in data.students]
+    graded_with = {r.data["params"][param] for r in rows if r is not None and "params" in r.data}
+    assert len(graded_with) == 1  # one rubric: the lab's (no number of the chart's own)
+    page = cr.render_report(data, "en")
+    assert words.format(fmt(graded_with.pop())) in chart_of(page, chart)
+    other = cr.load_class(_with_params(out, tmp_path, check_id, **{param: 0.3}))
+    assert words.format("0.3") in chart_of(cr.render_report(other, "en"), chart)
 
 
 def test_results_without_measurements_say_so(out: Path, tmp_path: Path) -> None:

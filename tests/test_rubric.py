@@ -207,3 +207,53 @@ def test_a_limit_the_lab_declares_is_set_in_the_rubric_like_the_engines() -> Non
 def test_a_misspelt_lab_limit_is_refused_with_the_labs_name() -> None:
     text = replaced('version = "2026.12"', 'version = "2026.12"\n[limits]\nlog_line = 10')
     assert "limits.log_line" in refusal(text) and "log_lines" in refusal(text)
+
+
+# --------------------------------------------------------------------------- [gradescope]
+
+
+def test_the_lab_rubric_says_what_gradescope_shows() -> None:
+    rubric = lab_rubric(RUBRIC_TEXT)
+    assert rubric.gradescope_setting("visibility") == "visible"
+    assert rubric.gradescope_setting("stdout_visibility") == "hidden"
+    assert rubric.gradescope_setting("leaderboard") is False
+
+
+def test_a_rubric_without_gradescope_settings_gets_the_defaults() -> None:
+    start = RUBRIC_TEXT.index("[gradescope]")
+    end = RUBRIC_TEXT.index("[checks.", start)
+    rubric = lab_rubric(RUBRIC_TEXT[:start] + RUBRIC_TEXT[end:])
+    assert rubric.visibility("health.ok") == "visible"
+    assert rubric.gradescope_setting("stdout_visibility") == "hidden"
+
+
+def test_a_checks_own_visibility_overrides_the_default() -> None:
+    own = 'points = 4\nvisibility = "hidden"\nmax_idle_fraction'
+    text = replaced("points = 4\nmax_idle_fraction", own)
+    rubric = lab_rubric(text)
+    assert rubric.visibility("cancel.slot_freed") == "hidden"
+    assert rubric.visibility("cancel.interrupted") == "visible"
+
+
+@pytest.mark.parametrize("key", ["visibility", "stdout_visibility"])
+def test_a_visibility_gradescope_does_not_know_is_refused(key: str) -> None:
+    message = refusal(replaced(f'\n{key} = "', f'\n{key} = "sometimes"  # "'))
+    assert f"gradescope.{key}" in message
+    assert '"visible", "hidden", "after_due_date", "after_published"' in message
+
+
+def test_a_checks_visibility_is_validated_like_every_rubric_key() -> None:
+    own = "points = 4\nvisibility = true\nmax_idle_fraction"
+    text = replaced("points = 4\nmax_idle_fraction", own)
+    message = refusal(text)
+    assert 'checks."cancel.slot_freed".visibility' in message and "true (a boolean)" in message
+
+
+def test_a_misspelt_gradescope_setting_is_refused_with_the_right_name() -> None:
+    message = refusal(replaced("stdout_visibility =", "stdout_visiblity ="))
+    assert "gradescope.stdout_visiblity" in message
+    assert "did you mean stdout_visibility" in message
+
+
+def test_the_leaderboard_setting_is_true_or_false() -> None:
+    assert "true or false" in refusal(replaced("leaderboard = false", 'leaderboard = "yes"'))

@@ -31,7 +31,26 @@ margin:14px 0}
 .figures dd{margin:0;font-size:1.5rem;font-weight:700}
 figure{margin:12px 0 18px}
 figcaption{color:var(--muted);font-size:.9rem;margin-top:4px}
-svg.chart{display:block;width:100%;height:auto;max-width:100%;background:#fff}
+svg.chart{display:block;width:auto;height:auto;max-width:100%;background:#fff}
+.narrow-only{display:none}
+@media (max-width:1000px){.wide-only{display:none}.narrow-only{display:block}}
+.legend{display:flex;flex-wrap:wrap;gap:4px 18px;margin:6px 0;font-size:.92rem}
+.legend .key{display:inline-flex;align-items:center;gap:6px}
+svg.swatch{width:.8em;height:.8em}
+ol.rates{list-style:none;padding:0;margin:4px 0}
+ol.rates>li>a,ol.rates>li.rhead{display:grid;align-items:center;gap:2px 10px;
+grid-template-columns:minmax(9rem,16rem) minmax(6rem,1fr) minmax(12rem,19rem) 6.5rem;
+padding:1px 0;color:inherit;text-decoration:none}
+ol.rates>li>a:hover{background:var(--soft)}
+ol.rates>li.rhead{font-size:.85rem;color:var(--muted);border-bottom:1px solid var(--line)}
+ol.rates>li.rhead>span:last-child,.rlost{text-align:right;font-variant-numeric:tabular-nums}
+.rid{overflow-wrap:anywhere}
+svg.rbar{display:block;width:100%;height:.9rem}
+.rnote,.rlost{font-size:.9rem;font-variant-numeric:tabular-nums}
+.rlost{color:var(--verm)}
+.all-passed{color:var(--muted);margin-top:8px}
+@media (max-width:640px){ol.rates>li>a,ol.rates>li.rhead{grid-template-columns:1fr 5.5rem}
+ol.rates .rid{grid-column:1/3}ol.rates .rnote{grid-column:1}}
 svg.chart a.mark:hover *,svg.chart a.bar:hover rect{stroke:#000;stroke-width:2}
 .pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:20px}
 table{border-collapse:collapse;width:100%;font-size:.92rem;margin:8px 0}
@@ -56,7 +75,12 @@ border:1px solid currentColor;white-space:nowrap}
 .scroll{max-height:30rem;overflow:auto;border:1px solid var(--line);border-radius:4px}
 .scroll table{margin:0}
 .scroll thead th{position:sticky;top:0;z-index:1}
-.scroll td:first-child{white-space:nowrap}
+.scroll td{overflow-wrap:anywhere}
+.scroll td:first-child{min-width:10ch}
+.flags th:last-child{width:45%}
+.students thead th{position:sticky;top:0;z-index:1;white-space:normal}
+.students td.mono{overflow-wrap:anywhere;font-size:.85rem}
+.students td:first-child{min-width:12ch;overflow-wrap:anywhere}
 .who{margin:4px 0 8px;padding-left:20px}
 .who li{margin:2px 0}
 details.student{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:0 10px}
@@ -68,9 +92,10 @@ details.student:target{outline:3px solid var(--orange)}
 .feedback dl{display:grid;grid-template-columns:max-content 1fr;gap:0 10px;margin:4px 0}
 .feedback dt{color:var(--muted)}
 .feedback dd{margin:0;overflow-wrap:anywhere}
+.feedback code,li code{overflow-wrap:anywhere}
 .hint{font-weight:600}
 .why{color:var(--muted);font-size:.92rem}
-.sid{overflow-wrap:break-word}
+.sid{overflow-wrap:anywhere}
 td.num{white-space:nowrap}
 .who.clean{columns:2 24em;padding-left:0;list-style:none}
 details.who>summary{cursor:pointer;margin:4px 0}
@@ -78,13 +103,16 @@ details.who>summary{cursor:pointer;margin:4px 0}
 html{font-size:10pt}
 body{max-width:none;padding:0}
 nav,.js-only,html.js .js-only{display:none}
+.wide-only{display:none}.narrow-only{display:block}
+ol.rates>li{break-inside:avoid}
 a{color:inherit;text-decoration:none}
 h2{break-after:avoid}
 figure,tr,.check-detail,details.student{break-inside:avoid}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 details.student{border:0;padding:0;margin:2px 0}
 .scroll{max-height:none;overflow:visible;border:0}
-.scroll thead th{position:static}
+.scroll thead th,.students thead th{position:static}
+th button.sort{display:contents}
 }
 """
 

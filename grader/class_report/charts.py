@@ -24,14 +24,17 @@ as text, to sit inline in an HTML page, with no script, no font and no external 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 
+from grader.class_report.axes import Axis, x_axis, y_axis
 from grader.class_report.svg import (
+    INK,
     OKABE_ITO,
-    Axis,
-    BarRow,
+    THRESHOLD,
     Bin,
+    CountLabels,
     Guide,
     Mark,
     StripMark,
@@ -40,12 +43,12 @@ from grader.class_report.svg import (
     clip_end,
     draw_legend,
     esc,
-    linear_axis,
+    fmt,
     linked,
+    mark_size,
     open_svg,
     shape,
-    x_axis,
-    y_axis,
+    text_width,
 )
 
 # --------------------------------------------------------------------------- charts
@@ -73,6 +76,7 @@ def xy_chart(
     top, bottom = 44 + legend_height + 6, height - 52.0
     out = [open_svg(chart_id, title, description, width, height), legend]
     out.append(x_axis(x, left, right, bottom, top) + y_axis(y, left, right, bottom, top))
+    counts = CountLabels()
     clip = esc(f"{chart_id}-clip")
     out.append(
         f'<clipPath id="{clip}"><rect x="{at(left)}" y="{at(top)}" '
@@ -82,6 +86,11 @@ def xy_chart(
     def place(px: float, py: float) -> tuple[float, float]:
         return left + x.fraction(px) * (right - left), bottom - y.fraction(py) * (bottom - top)
 
+    for mark in marks:
+        grow = 1 + math.log10(max(mark.count, 1))
+        size = mark_size(mark.count) if len(mark.points) == 1 else 4.2 * (1 + (grow - 1) / 2)
+        for point in mark.points:
+            counts.block(*place(*point), size)
     for guide in guides:
         pts = [
             (
@@ -93,32 +102,48 @@ def xy_chart(
         coords = " ".join(f"{at(a)},{at(b)}" for a, b in pts)
         label = ""
         end = clip_end(pts[-2], pts[-1], (left, top, right, bottom)) if len(pts) > 1 else None
+        upright = len(pts) == 2 and abs(pts[0][0] - pts[1][0]) < 0.5
+        if upright and left <= pts[0][0] <= right:  # a vertical line: its label across the top
+            gx = pts[0][0]
+            anchor, dx = ("start", 4) if gx < (left + right) / 2 else ("end", -4)
+            label = (
+                f'<text x="{at(gx + dx)}" y="{at(top + 12)}" text-anchor="{anchor}" '
+                f'fill="{guide.colour}" stroke="#FFFFFF" stroke-width="3" paint-order="stroke">'
+                f"{esc(guide.label)}</text>"
+            )
+            end = None
         if end is not None:  # the label runs along the line, ending where it leaves the plot
             (ax, ay), (ex, ey) = pts[-2], end
             angle = math.degrees(math.atan2(ey - ay, ex - ax))
             label = (
                 f'<text x="{at(ex)}" y="{at(ey)}" dx="-6" dy="-5" text-anchor="end" '
-                f'transform="rotate({angle:.1f} {at(ex)} {at(ey)})" fill="#444444">'
-                f"{esc(guide.label)}</text>"
+                f'transform="rotate({angle:.1f} {at(ex)} {at(ey)})" fill="{guide.colour}" '
+                f'stroke="#FFFFFF" stroke-width="3" paint-order="stroke">{esc(guide.label)}</text>'
             )
         out.append(
-            f'<g class="guide"><polyline points="{coords}" fill="none" stroke="#666666" '
-            f'stroke-dasharray="6 4" clip-path="url(#{clip})"/>{label}</g>'
+            f'<g class="guide"><polyline points="{coords}" fill="none" stroke="{guide.colour}" '
+            f'stroke-width="1.5" stroke-dasharray="{guide.dash}" clip-path="url(#{clip})"/>'
+            f"{label}</g>"
         )
     for key, style in styles.items():
         for mark in (m for m in marks if m.style == key):
             pts = [place(px, py) for px, py in mark.points]
             inner = []
+            grow = 1 + math.log10(max(mark.count, 1))
             if len(pts) > 1:
                 coords = " ".join(f"{at(a)},{at(b)}" for a, b in pts)
                 dash = f' stroke-dasharray="{style.dash}"' if style.dash else ""
                 inner.append(
                     f'<polyline points="{coords}" fill="none" stroke="{style.colour}" '
-                    f'stroke-width="{style.line_width}" stroke-opacity="{style.opacity}"{dash}/>'
+                    f'stroke-width="{style.line_width * grow:.1f}" '
+                    f'stroke-opacity="{style.opacity}"{dash}/>'
                 )
+            size = mark_size(mark.count) if len(pts) == 1 else 4.2 * (1 + (grow - 1) / 2)
             for (px, py), (sx, sy) in zip(mark.points, pts, strict=True):
                 hollow = not (x.contains(px) and y.contains(py))
-                inner.append(shape(style.shape, sx, sy, style.colour, hollow))
+                inner.append(shape(style.shape, sx, sy, style.colour, hollow, size))
+            if pts:
+                inner.append(counts.place(mark.count, *pts[-1], size))
             out.append(linked("".join(inner), mark.tooltip, mark.href))
     out.append("</svg>")
     return "".join(out)
@@ -140,15 +165,29 @@ def strip_chart(
     description: str = "",
     width: int = 960,
     row_height: int = 70,
+    guides: Sequence[tuple[float, str]] = (),
 ) -> str:
     """One value per mark along `x`, in labelled rows (one row per style), jittered
-    vertically within the row so that equal values stay visible."""
+    vertically within the row so that near values stay visible (a mark for several
+    students sits in the row's middle, larger, with their number); `guides` are vertical
+    thresholds (value, label), labelled in a band of their own above the rows."""
     left, right = 30.0, width - 30.0
-    top = 40.0
+    top = 40.0 + (18.0 if guides else 0.0)
     height = int(top + len(rows) * (row_height + 18) + 56)
     bottom = height - 52.0
     out = [open_svg(chart_id, title, description, width, height)]
     out.append(x_axis(x, left, right, bottom, top))
+    counts = CountLabels()
+    for value, label in guides:
+        gx = left + x.fraction(value) * (right - left)
+        half = text_width(label) / 2
+        lx = min(max(gx, left + half), right - half)
+        out.append(
+            f'<g class="guide"><line x1="{at(gx)}" y1="{at(top - 4)}" x2="{at(gx)}" '
+            f'y2="{at(bottom)}" stroke="{THRESHOLD[0]}" stroke-width="1.5" '
+            f'stroke-dasharray="{THRESHOLD[1]}"/><text x="{at(lx)}" y="{at(top - 8)}" '
+            f'text-anchor="middle" fill="{THRESHOLD[0]}">{esc(label)}</text></g>'
+        )
     for number, (key, style) in enumerate(rows.items()):
         band = top + number * (row_height + 18)
         out.append(
@@ -157,13 +196,60 @@ def strip_chart(
             f"{esc(style.label)}</text>"
         )
         lane_top, lane_height = band + 26, row_height - 14
+        spots = []
         for mark in (m for m in marks if m.row == key):
             sx = left + x.fraction(mark.value) * (right - left)
-            sy = lane_top + _jitter(mark.key) * lane_height
-            dot = shape(style.shape, sx, sy, style.colour, not x.contains(mark.value))
-            out.append(linked(dot, mark.tooltip, mark.href))
+            if mark.count > 1:  # one mark for many students: in the lane's middle, larger
+                sy, size = lane_top + lane_height / 2, mark_size(mark.count)
+            else:
+                sy, size = lane_top + _jitter(mark.key) * lane_height, 4.2
+            spots.append((mark, sx, sy, size))
+            counts.block(sx, sy, size)
+        for mark, sx, sy, size in spots:
+            hollow = not x.contains(mark.value)
+            dot = shape(style.shape, sx, sy, style.colour, hollow, size)
+            out.append(
+                linked(dot + counts.place(mark.count, sx, sy, size), mark.tooltip, mark.href)
+            )
     out.append("</svg>")
     return "".join(out)
+
+
+def _nice_count_axis(label: str, peak: int, headroom: float = 1.15) -> Axis:
+    """A count axis from 0 with whole, round ticks and room above the tallest bar for
+    its label."""
+    top = max(peak * headroom, 1.0)
+    step = (
+        next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500) if top / s <= 6)
+        if top <= 3000
+        else 10 ** math.ceil(math.log10(top / 6))
+    )
+    hi = math.ceil(top / step) * step
+    return Axis(label, 0.0, float(hi), tuple(float(t) for t in range(0, int(hi) + 1, int(step))))
+
+
+def _spaced(positions: Sequence[tuple[float, float, bool]], gap: float = 6.0) -> list[int]:
+    """Which of the labels (centre, width, must) to draw so that none overlaps: every
+    `must` one, then the others from the left whenever they clear their neighbours."""
+    chosen = [i for i, (_, _, must) in enumerate(positions) if must]
+
+    def clear(i: int) -> bool:
+        x, w, _ = positions[i]
+        return all(abs(x - positions[j][0]) >= (w + positions[j][1]) / 2 + gap for j in chosen)
+
+    step = 1
+    while step < len(positions):
+        picked = [i for i in range(0, len(positions), step) if not positions[i][2]]
+        if all(
+            abs(positions[a][0] - positions[b][0]) >= (positions[a][1] + positions[b][1]) / 2 + gap
+            for a, b in itertools.pairwise(picked)
+        ):
+            break
+        step = next(s for s in (2, 5, 10, 20, 50, 100, 1000, len(positions)) if s > step)
+    for i in range(0, len(positions), step):
+        if not positions[i][2] and clear(i):
+            chosen.append(i)
+    return sorted(chosen)
 
 
 def histogram_chart(
@@ -178,97 +264,116 @@ def histogram_chart(
     description: str = "",
     width: int = 960,
     height: int = 360,
+    center_labels: bool = False,
 ) -> str:
-    """Counts per bin as bars over a numeric x axis whose ticks are the bin edges;
-    `markers` are vertical reference lines (value, label), e.g. the median."""
-    left, right, top, bottom = 64.0, width - 24.0, 46.0, height - 52.0
-    peak = max((b.count for b in bins), default=0)
-    y = linear_axis(y_label, [float(peak)], count=4)
-    if peak and y.ticks[1] - y.ticks[0] < 1:  # counts are whole numbers
-        y = Axis(y_label, 0.0, float(max(peak, 1)), (0.0, float(max(peak, 1))))
-    edges = [b.lo for b in bins] + ([bins[-1].hi] if bins else [])
-    lo, hi = (edges[0], edges[-1]) if edges else (0.0, 1.0)
-    every = max(1, math.ceil(len(edges) / 16))
-    ticks = tuple(e for i, e in enumerate(edges) if i % every == 0 or i == len(edges) - 1)
-    x = Axis(x_label, lo, hi if hi > lo else lo + 1, ticks)
+    """Counts per bin as bars side by side, each bin one slot wide: a bin with `lo ==
+    hi` (full marks) is a slot like the others, a `gap` bin (a long run of empty bins) a
+    break in the axis. Each count sits above its bar, turned upright when it is wider than
+    the bar, so no two labels overlap. `center_labels`: each bar's `label` under it (one
+    bar per value), thinned so that none overlaps, the first and the last always kept;
+    else each bin's lower edge as a tick. `markers` are vertical reference lines (value,
+    label) drawn behind the bars, their labels in a band of their own above them."""
+    left, right, top, bottom = 64.0, width - 24.0, 66.0, height - 52.0
+    slots = max(len(bins), 1)
+    slot = (right - left) / slots
+    y = _nice_count_axis(y_label, max((b.count for b in bins), default=0))
     out = [open_svg(chart_id, title, description, width, height)]
-    out.append(y_axis(y, left, right, bottom, top) + x_axis(x, left, right, bottom, top))
-    for b in bins:
-        x0 = left + x.fraction(b.lo) * (right - left)
-        x1 = left + x.fraction(b.hi) * (right - left)
+    out.append(y_axis(y, left, right, bottom, top))
+
+    def place(value: float) -> float:
+        """A value's x: its bin's slot, in proportion within the bin."""
+        for index, b in enumerate(bins):
+            if b.lo == b.hi and value >= b.lo:
+                return left + (index + 0.5) * slot
+            if b.lo <= value < b.hi:
+                return left + (index + (value - b.lo) / (b.hi - b.lo)) * slot
+        return right if bins and value >= bins[-1].lo else left
+
+    def label_top(index: int) -> float:
+        """Where the count above bar `index` begins (its top), or the axis if none."""
+        b = bins[index]
+        if b.gap or not b.count:
+            return bottom
         h = y.fraction(b.count) * (bottom - top)
-        if b.count:
-            bar = (
-                f'<rect x="{at(x0 + 1)}" y="{at(bottom - h)}" width="{at(max(x1 - x0 - 2, 1))}" '
-                f'height="{at(h)}" fill="{style.colour}"/>'
-                f'<text x="{at((x0 + x1) / 2)}" y="{at(bottom - h - 4)}" text-anchor="middle" '
-                f'font-size="11">{b.count}</text>'
-            )
-            out.append(linked(bar, b.tooltip, b.href, "bar"))
+        upright = text_width(str(b.count), 11) > max(slot - 2, 1) + 1
+        return bottom - h - 4 - (text_width(str(b.count), 11) if upright else 11)
+
     for value, label in markers:
-        mx = left + x.fraction(value) * (right - left)
+        mx = place(value)
+        half = text_width(label) / 2
+        lx = min(max(mx, left + half), right - half)
+        # the line stops above the count of the bar it falls on: it never crosses a label
+        y2 = label_top(min(max(int((mx - left) // slot), 0), slots - 1)) - 3 if bins else bottom
         out.append(
-            f'<g class="guide"><line x1="{at(mx)}" y1="{at(top)}" x2="{at(mx)}" y2="{at(bottom)}" '
-            f'stroke="{OKABE_ITO["vermillion"]}" stroke-width="1.5" stroke-dasharray="5 3"/>'
-            f'<text x="{at(mx - 4)}" y="{at(top + 12)}" text-anchor="end" '
+            f'<g class="guide"><line x1="{at(mx)}" y1="{at(top - 4)}" x2="{at(mx)}" '
+            f'y2="{at(max(y2, top))}" stroke="{OKABE_ITO["vermillion"]}" stroke-width="1.5" '
+            f'stroke-dasharray="5 3"/><text x="{at(lx)}" y="{at(top - 8)}" text-anchor="middle" '
             f'fill="{OKABE_ITO["vermillion"]}">{esc(label)}</text></g>'
         )
-    out.append("</svg>")
-    return "".join(out)
-
-
-def bar_chart(
-    chart_id: str,
-    title: str,
-    x_label: str,
-    styles: Mapping[str, Style],
-    rows: Sequence[BarRow],
-    *,
-    y_label: str = "",
-    description: str = "",
-    width: int = 960,
-    row_height: int = 18,
-) -> str:
-    """Horizontal 100 % stacked bars, one row per item, labelled on the left (monospace,
-    shortened past 34 characters; `y_label` heads that column) with `note` on the right;
-    a row links to `href`."""
-    longest = max((min(len(r.label), 34) for r in rows), default=8)
-    left = 16 + 7.3 * longest
-    right = width - 150.0
-    legend, legend_height = draw_legend(styles, left, 44, right - left)
-    top = 44 + legend_height + 4
-    bottom = top + max(len(rows), 1) * row_height
-    height = int(bottom + 50)
-    axis = Axis(x_label, 0.0, 100.0, (0.0, 25.0, 50.0, 75.0, 100.0))
-    out = [open_svg(chart_id, title, description, width, height), legend]
-    out.append(x_axis(axis, left, right, bottom, top))
-    if y_label:
-        out.append(
-            f'<text class="axis-label" x="{at(left - 6)}" y="{at(top - 8)}" text-anchor="end" '
-            f'font-size="13">{esc(y_label)}</text>'
-        )
-    for number, row in enumerate(rows):
-        y0 = top + number * row_height
-        label = row.label if len(row.label) <= 34 else row.label[:33] + "…"
-        parts = [
-            f'<text x="{at(left - 6)}" y="{at(y0 + row_height - 5)}" text-anchor="end" '
-            f'font-family="ui-monospace, Menlo, Consolas, monospace" font-size="12" '
-            f'class="bar-label">{esc(label)}</text>'
-        ]
-        start = 0
-        for key, amount in row.segments:
-            if amount <= 0 or row.total <= 0:
-                continue
-            x0 = left + start / row.total * (right - left)
-            w = amount / row.total * (right - left)
-            parts.append(
-                f'<rect x="{at(x0)}" y="{at(y0 + 2)}" width="{at(w)}" '
-                f'height="{at(row_height - 4)}" fill="{styles[key].colour}"/>'
+    labels: list[tuple[float, float, bool]] = []
+    names: list[str] = []
+    ticks: list[tuple[float, str, bool]] = []
+    for index, b in enumerate(bins):
+        x0 = left + index * slot
+        centre, bar = x0 + slot / 2, max(slot - 2, 1)
+        last = index == len(bins) - 1
+        if b.gap:  # the axis is broken here: two slanted strokes across it
+            out.append(
+                linked(
+                    "".join(
+                        f'<line x1="{at(centre + dx - 4)}" y1="{at(bottom + 6)}" '
+                        f'x2="{at(centre + dx + 4)}" y2="{at(bottom - 6)}" stroke="{INK}"/>'
+                        for dx in (-3, 3)
+                    ),
+                    b.tooltip,
+                    "",
+                    "gap",
+                )
             )
-            start += amount
-        parts.append(
-            f'<text x="{at(right + 6)}" y="{at(y0 + row_height - 5)}">{esc(row.note)}</text>'
+        elif center_labels or b.lo == b.hi:
+            labels.append((centre, text_width(b.label), index == 0 or last))
+            names.append(b.label)
+        if not (center_labels or b.lo == b.hi or b.gap):
+            ticks.append((x0, fmt(b.lo), index == 0))
+        if b.gap or not b.count:
+            continue
+        h = y.fraction(b.count) * (bottom - top)
+        count = str(b.count)
+        if text_width(count, 11) <= bar + 1:
+            text = (
+                f'<text x="{at(centre)}" y="{at(bottom - h - 4)}" text-anchor="middle" '
+                f'font-size="11">{count}</text>'
+            )
+        else:  # upright, from the bar's top: it can't reach its neighbours' labels
+            tx, ty = centre + 4, bottom - h - 4
+            text = (
+                f'<text x="{at(tx)}" y="{at(ty)}" font-size="11" '
+                f'transform="rotate(-90 {at(tx)} {at(ty)})">{count}</text>'
+            )
+        rect = (
+            f'<rect x="{at(x0 + 1)}" y="{at(bottom - h)}" width="{at(bar)}" '
+            f'height="{at(h)}" fill="{style.colour}"/>'
         )
-        out.append(linked("".join(parts), row.tooltip, row.href, "bar"))
+        out.append(linked(rect + text, b.tooltip, b.href, "bar"))
+    drawn = []
+    for index in _spaced(labels):
+        drawn.append(
+            f'<text x="{at(labels[index][0])}" y="{at(bottom + 18)}" '
+            f'text-anchor="middle">{esc(names[index])}</text>'
+        )
+    spots = [(x, text_width(text), must) for x, text, must in ticks]
+    for index in _spaced(spots):
+        x, text, _ = ticks[index]
+        drawn.append(
+            f'<line x1="{at(x)}" y1="{at(bottom)}" x2="{at(x)}" y2="{at(bottom + 4)}" '
+            f'stroke="{INK}"/><text x="{at(x)}" y="{at(bottom + 18)}" '
+            f'text-anchor="middle">{esc(text)}</text>'
+        )
+    out.append(
+        "".join(drawn)
+        + f'<line x1="{at(left)}" y1="{at(bottom)}" x2="{at(right)}" y2="{at(bottom)}" '
+        f'stroke="{INK}"/><text class="axis-label" x="{at((left + right) / 2)}" '
+        f'y="{at(bottom + 38)}" text-anchor="middle" font-size="13">{esc(x_label)}</text>'
+    )
     out.append("</svg>")
     return "".join(out)

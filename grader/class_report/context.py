@@ -9,16 +9,22 @@ with its caption. A lab's section (`spec.Section`) is a function of this context
 from __future__ import annotations
 
 import hashlib
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from grader.class_report.results import Student, Unreadable
-from grader.class_report.svg import esc, fmt
+from grader.class_report.svg import esc, fmt, many
+from grader.engine import PARAMS_KEY
 from grader.i18n import Catalog
 
 FULL_WIDTH, HALF_WIDTH = 1140, 560  # SVG units = CSS pixels in the page's 1140 px column
+NARROW_WIDTH = 720
+"""A full-width chart is drawn twice: FULL_WIDTH for a wide window, and NARROW_WIDTH for a
+narrow one and for print, where a 1140-unit chart would shrink its text to 8 px; CSS shows
+one (`.wide-only`, `.narrow-only`). No chart is ever drawn larger than its own width."""
 
 
 class Labels:
@@ -31,7 +37,11 @@ class Labels:
         self.lang = self.catalog.lang
 
     def __call__(self, key: str, **params: object) -> str:
-        template = self.catalog.raw(f"report.{key}") or key
+        count = params.get("n", params.get("count"))
+        full = f"report.{key}"
+        if isinstance(count, int) and not isinstance(count, bool):  # "1 error", "2 errors"
+            full = self.catalog.form(full, count)
+        template = self.catalog.raw(full) or key
         return template.format(**params) if params else template
 
     def text(self, message_id: str, **params: object) -> str:
@@ -78,6 +88,30 @@ class PageContext:
         self.graded = [s for s in self.students if s.gradable]
         self.anchors = {s.id: anchor("student", s.id) for s in self.students}
 
+    def params(self, check_id: str, name: str) -> list[float]:
+        """The values the class's results were judged by for a check's rubric parameter
+        `name` (`data["params"]`, kept by the runner), distinct and sorted: one, for a
+        class graded with one rubric; none when no result ran the check. A lab's section
+        draws them as the thresholds of its charts, never a number of its own."""
+        values: set[float] = set()
+        for student in self.graded:
+            row = student.check(check_id)
+            params = row.data.get(PARAMS_KEY) if row is not None else None
+            value = params.get(name) if isinstance(params, dict) else None
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if number and math.isfinite(value):
+                values.add(float(value))
+        return sorted(values)
+
+    def many(self, ids: Sequence[str], text: str) -> str:
+        """The tooltip of a mark that stands for several students: how many, `text`
+        (their numbers), and their ids (the first dozen)."""
+        if len(ids) == 1:
+            return f"{ids[0]}: {text}"
+        head = self.t("many", n=len(ids))
+        more = self.t("many_more", n=len(ids) - 12)
+        return many(ids, f"{head} {text}", more)
+
     def link(self, student_id: str) -> str:
         """The student's id, linked to its feedback on the page."""
         return f'<a class="sid" href="#{self.anchors[student_id]}">{esc(student_id)}</a>'
@@ -90,6 +124,14 @@ class PageContext:
         if not student.gradable or student.score is None:
             return self.t("not_graded_cell")
         return f"{fmt(student.score)}/{fmt(student.max_score or 0.0)}"
+
+    def responsive(self, draw: Callable[[int, str], str]) -> str:
+        """A full-width chart as two SVGs, `draw(width, id_suffix)`: the wide one and the
+        narrow one (for narrow windows and print); the page's style shows one."""
+        return (
+            f'<div class="wide-only">{draw(FULL_WIDTH, "")}</div>'
+            f'<div class="narrow-only">{draw(NARROW_WIDTH, "-narrow")}</div>'
+        )
 
     def figure(self, svg: str, description: str, drawn: int, off_scale: int) -> str:
         """A chart with its caption: what it shows, how many graded students have no mark

@@ -1,11 +1,15 @@
 """The integrity section: the flags the lab's rules raise (strong ones first) and the
-pairs of students whose submissions are one run, each with its evidence."""
+students whose submissions are one run, each group with its evidence (the pairs, joined:
+students linked by pairs are one group, so a run copied around a class is one row)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from grader.class_report.context import PageContext
 from grader.class_report.flags import integrity_flags
-from grader.class_report.pairs import find_pairs
+from grader.class_report.pairs import Pair, find_pairs
 from grader.class_report.svg import esc
 
 
@@ -53,32 +57,89 @@ def integrity(ctx: PageContext) -> str:
     )
 
 
+@dataclass(frozen=True)
+class RunGroup:
+    """Students linked by pairs (each one a pair with at least one other): one run
+    handed in by all of them, with the evidence their pairs show."""
+
+    ids: tuple[str, ...]
+    files: tuple[str, ...]
+    run_ids: tuple[str, ...]
+    near: int
+    compared: int
+
+
+def run_groups(found: Sequence[Pair]) -> list[RunGroup]:
+    """The pairs joined into groups (connected students), largest first: a run handed
+    in by 40 students is one row, not 780 pairs."""
+    parent: dict[str, str] = {}
+
+    def root(sid: str) -> str:
+        while parent.setdefault(sid, sid) != sid:
+            parent[sid] = parent[parent[sid]]
+            sid = parent[sid]
+        return sid
+
+    for pair in found:
+        parent[root(pair.a)] = root(pair.b)
+    members: dict[str, list[Pair]] = {}
+    for pair in found:
+        members.setdefault(root(pair.a), []).append(pair)
+    groups = []
+    for pairs_of in members.values():
+        ids = sorted({p.a for p in pairs_of} | {p.b for p in pairs_of})
+        best = max(pairs_of, key=lambda p: (p.near, p.compared))
+        groups.append(
+            RunGroup(
+                tuple(ids),
+                tuple(sorted({f for p in pairs_of for f in p.files})),
+                tuple(sorted({i for p in pairs_of for i in p.ids})),
+                best.near,
+                best.compared,
+            )
+        )
+    return sorted(groups, key=lambda g: (-len(g.ids), g.ids))
+
+
+SHOWN = 12  # students named in a group's row before the rest fold away
+
+
 def pairs(ctx: PageContext) -> str:
-    """The pairs of students whose submissions are one run, with the evidence."""
+    """The students whose submissions are one run, with the evidence: one row per group
+    of students linked by pairs (a pair is a group of two)."""
     t = ctx.t
-    found = find_pairs(ctx.students, ctx.spec.pairs if ctx.spec is not None else None)
+    spec = ctx.spec.pairs if ctx.spec is not None else None
+    found = find_pairs(ctx.students, spec)
     head = f"<h3>{esc(t('pairs'))}</h3><p>{esc(t('pairs_intro'))}</p>"
     if not found:
         return head + f'<p class="muted">{esc(t("no_pairs"))}</p>'
     rows = []
-    for pair in found:
+    for group in run_groups(found):
         evidence = []
-        if pair.files:
-            evidence.append(t("pair_files", files=", ".join(pair.files)))
-        if pair.ids:
-            evidence.append(t("pair_ids", ids=", ".join(pair.ids)))
-        spec = ctx.spec.pairs if ctx.spec is not None else None
-        if spec is not None and pair.near > spec.max_near:
+        if group.files:
+            evidence.append(t("pair_files", files=", ".join(group.files)))
+        if group.run_ids:
+            evidence.append(t("pair_ids", ids=", ".join(group.run_ids)))
+        if spec is not None and group.near > spec.max_near:
             percent = f"{spec.near * 100:g}"
-            evidence.append(t("pair_near", near=pair.near, compared=pair.compared, percent=percent))
+            evidence.append(
+                t("pair_near", near=group.near, compared=group.compared, percent=percent)
+            )
+        links = [ctx.link(i) for i in group.ids]
+        named = ", ".join(links[:SHOWN])
+        if len(links) > SHOWN:
+            rest = ", ".join(links[SHOWN:])
+            more = esc(t("many_more", n=len(links) - SHOWN))
+            named += f' <details class="who"><summary>{more}</summary>{rest}</details>'
         rows.append(
-            f"<tr><td>{ctx.link(pair.a)}</td><td>{ctx.link(pair.b)}</td>"
+            f'<tr><td class="num">{len(group.ids)}</td><td>{named}</td>'
             f"<td>{esc('; '.join(evidence))}</td></tr>"
         )
     return (
-        head + f'<div class="scroll" tabindex="0" role="region" aria-label="{esc(t("pairs"))}">'
-        f'<table class="flags"><thead><tr><th scope="col">{esc(t("col_student"))}</th>'
-        f'<th scope="col">{esc(t("col_student"))}</th>'
+        head + f'<p class="muted">{esc(t("groups_intro"))}</p>'
+        f'<div class="scroll" tabindex="0" role="region" aria-label="{esc(t("pairs"))}">'
+        f'<table class="flags"><thead><tr><th scope="col" class="num">{esc(t("col_count"))}</th>'
+        f'<th scope="col">{esc(t("col_students"))}</th>'
         f'<th scope="col">{esc(t("col_evidence"))}</th>'
         f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )

@@ -162,32 +162,44 @@ def student_of(result_id: str, data: Any) -> Student:
     return student_from(result_id, Result.from_dict(data))
 
 
+def result_files(out_dir: Path | str) -> list[tuple[str, Result | None, str]]:
+    """Every `results/<id>.json` of a batch folder, sorted by name: (id, its result, "")
+    or (file name, None, why it is not a result). Hidden files and anything but regular
+    `.json` files are skipped; no results/ folder is no results. The class report and
+    the exports (`grader.export`) read a batch folder this way."""
+    folder = Path(out_dir) / "results"
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []
+    found: list[tuple[str, Result | None, str]] = []
+    for entry in entries:
+        if entry.name.startswith(".") or not entry.name.endswith(".json"):
+            continue
+        if not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            found.append((entry.name[: -len(".json")], read_result(entry.path), ""))
+        except (OSError, NotAResult) as exc:
+            found.append((entry.name, None, str(exc) or type(exc).__name__))
+    return found
+
+
 def read_results(
     out_dir: Path | str, lab: str | None = None
 ) -> tuple[list[Student], list[Unreadable]]:
     """Every `results/<id>.json` of a batch folder, sorted by id, and the files that are
     not results (with `lab`, a result of another lab is one of those). Hidden files and
     anything but regular `.json` files are ignored."""
-    folder = Path(out_dir) / "results"
     students: list[Student] = []
     unreadable: list[Unreadable] = []
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return students, unreadable
-    for entry in entries:
-        if entry.name.startswith(".") or not entry.name.endswith(".json"):
+    for name, result, reason in result_files(out_dir):
+        if result is None:
+            unreadable.append(Unreadable(name, reason))
             continue
-        if not entry.is_file(follow_symlinks=False):
-            continue
-        result_id = entry.name[: -len(".json")]
-        try:
-            student = student_from(result_id, read_result(entry.path))
-        except (OSError, NotAResult) as exc:
-            unreadable.append(Unreadable(entry.name, str(exc) or type(exc).__name__))
-            continue
+        student = student_from(name, result)
         if lab is not None and student.lab != lab:
-            unreadable.append(Unreadable(entry.name, f"a result of the lab {student.lab!r}"))
+            unreadable.append(Unreadable(name + ".json", f"a result of the lab {student.lab!r}"))
         else:
             students.append(student)
     return students, unreadable

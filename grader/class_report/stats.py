@@ -5,6 +5,7 @@ what they return (a lab's own sections compute their own data)."""
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,9 +21,17 @@ def failed_rows(student: Student, check_ids: Sequence[str]) -> list[CheckRow]:
 
 @dataclass(frozen=True)
 class ScoreBin:
+    """Scores in [lo, hi); the full-marks bin holds the maximum alone (lo == hi); a gap
+    stands for a long run of empty bins, drawn as a break in the axis."""
+
     lo: float
     hi: float
     ids: tuple[str, ...]
+    gap: bool = False
+
+    @property
+    def full_marks(self) -> bool:
+        return self.lo == self.hi
 
 
 @dataclass(frozen=True)
@@ -32,29 +41,75 @@ class Histogram:
     bins: tuple[ScoreBin, ...]
     median: float | None
 
+    @property
+    def start(self) -> float:
+        return self.bins[0].lo if self.bins else 0.0
 
-def score_histogram(students: Sequence[Student], max_bins: int = 25) -> Histogram:
-    """Bins of equal width (1, 2, 5, 10, 20, ... points) from 0, the last one holding the
-    maximum score, over the graded students; at most `max_bins` bins."""
+
+_WIDTHS = tuple(float(f * 10**e) for e in range(16) for f in (1, 2, 5))
+
+
+def score_histogram(students: Sequence[Student], max_bins: int = 60) -> Histogram:
+    """Bins over the range the graded scores take (from the lowest, rounded down to the
+    bin width, to the maximum score), so that a class scoring 64-71 of 71 is not drawn
+    on 0-71; one point wide when the bars that are drawn fit in `max_bins` (one bar per
+    score, for whole points; a long empty run is one break of the axis), else 2, 5, 10,
+    ... points; the last bin holds full marks alone, so they can be told from nearly
+    full marks whatever the width."""
     graded = [s for s in students if s.gradable and s.score is not None]
     top = max((s.max_score or 0.0 for s in graded), default=0.0)
     top = max(top, max((s.score or 0.0 for s in graded), default=0.0))
-    widths = (float(f * 10**e) for e in range(16) for f in (1, 2, 5))
-    width = next((w for w in widths if math.floor(top / w) + 1 <= max_bins), None)
-    if width is None:  # an absurd score in a tampered result: still max_bins bins
-        width = top / (max_bins - 1)
-    count = min(math.floor(top / width) + 1, max_bins)
-    members: list[list[str]] = [[] for _ in range(count)]
-    for s in graded:
-        index = min(max(math.floor((s.score or 0.0) / width), 0), count - 1)
-        members[index].append(s.id)
     scores = sorted(s.score for s in graded if s.score is not None)
-    return Histogram(
-        width,
-        top,
-        tuple(ScoreBin(i * width, (i + 1) * width, tuple(m)) for i, m in enumerate(members)),
-        quantile(scores, 0.5) if scores else None,
+    low = max(min(scores), 0.0) if scores else 0.0
+    median = quantile(scores, 0.5) if scores else None
+    for width in _WIDTHS:
+        if math.ceil((top - math.floor(low / width) * width) / width) + 1 > 4 * max_bins:
+            continue  # far too many bins even before the empty runs are broken
+        bins = _broken(_bins(graded, width, low, top))
+        if len(bins) <= max_bins:
+            return Histogram(width, top, bins, median)
+    width = max(top - low, 1.0) / (max_bins - 1)  # an absurd score in a tampered result
+    return Histogram(width, top, _broken(_bins(graded, width, low, top)), median)
+
+
+def _bins(graded: Sequence[Student], width: float, low: float, top: float) -> tuple[ScoreBin, ...]:
+    """Bins `width` wide from `low` (rounded down to `width`) to `top`, full marks alone."""
+    start = math.floor(low / width) * width
+    edges = [start + i * width for i in range(max(math.ceil((top - start) / width), 0) + 1)]
+    edges = [e for e in edges if e < top] + [top]  # the last edge: full marks
+    members: list[list[str]] = [[] for _ in edges]
+    for s in graded:
+        value = min(max(s.score or 0.0, start), top)
+        index = len(edges) - 1 if value >= top else max(bisect_right(edges, value) - 1, 0)
+        members[index].append(s.id)
+    return tuple(
+        ScoreBin(lo, edges[i + 1] if i + 1 < len(edges) else top, tuple(members[i]))
+        for i, lo in enumerate(edges)
     )
+
+
+GAP_BINS = 6
+"""Empty bins in a row beyond which the axis is broken (one far-off score must not leave
+the class's bars a sliver at one end)."""
+
+
+def _broken(bins: tuple[ScoreBin, ...]) -> tuple[ScoreBin, ...]:
+    """`bins` with every run of more than `GAP_BINS` empty bins (a quarter of them at
+    least) between two filled ones replaced by one gap bin."""
+    out: list[ScoreBin] = []
+    run: list[ScoreBin] = []
+    least = max(GAP_BINS, len(bins) // 4)
+    for b in bins:
+        if not b.ids and not b.full_marks:
+            run.append(b)
+            continue
+        if len(run) > least and out:
+            out.append(ScoreBin(run[0].lo, run[-1].hi, (), gap=True))
+        else:
+            out.extend(run)
+        run = []
+        out.append(b)
+    return tuple(out + run)
 
 
 @dataclass(frozen=True)
@@ -69,6 +124,10 @@ class CheckRate:
     error_ids: tuple[str, ...] = ()
     passed: int = 0
     messages: dict[str, str] = field(default_factory=dict)
+    lost: float = 0.0
+    """Points the class did not earn on this check (failed, skipped or broken)."""
+    max_points: float = 0.0
+    """What the check is worth (the most any result says)."""
 
     @property
     def ran(self) -> int:
@@ -93,8 +152,13 @@ def pass_rates(students: Sequence[Student]) -> list[CheckRate]:
             if c.id not in order:
                 order[c.id] = len(order)
                 titles[c.id] = c.title
-                data[c.id] = {"passed": 0, "failed": [], "skipped": [], "error": [], "messages": {}}
+                data[c.id] = {
+                    "passed": 0, "failed": [], "skipped": [], "error": [], "messages": {},
+                    "lost": 0.0, "max": 0.0,
+                }  # fmt: skip
             entry = data[c.id]
+            entry["lost"] += max(c.max_points - c.points, 0.0)
+            entry["max"] = max(entry["max"], c.max_points)
             if c.status == "passed":
                 entry["passed"] += 1
             else:
@@ -110,6 +174,8 @@ def pass_rates(students: Sequence[Student]) -> list[CheckRate]:
             error_ids=tuple(data[cid]["error"]),
             passed=data[cid]["passed"],
             messages=data[cid]["messages"],
+            lost=round(data[cid]["lost"], 6),
+            max_points=data[cid]["max"],
         )
         for cid in order
     ]

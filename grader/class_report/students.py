@@ -9,6 +9,8 @@ from grader.class_report.svg import esc, fmt
 
 
 def table(ctx: PageContext) -> str:
+    """Every student, one row each, in the page's flow (no box of its own that scrolls:
+    it prints whole, and its heading stays in view while the page scrolls)."""
     t = ctx.t
     rows = []
     for s in ctx.students:
@@ -34,7 +36,7 @@ def table(ctx: PageContext) -> str:
     return (
         f'<section id="students"><h2>{esc(t("students"))}</h2>'
         f'<p class="js-only muted">{esc(t("sort_hint"))}</p>'
-        f'<div class="scroll" tabindex="0" role="region" aria-label="{esc(t("students"))}">'
+        f'<div class="students" role="region" aria-label="{esc(t("students"))}">'
         '<table class="sortable"><thead><tr>'
         f'<th scope="col">{esc(t("col_student"))}</th>'
         f'<th scope="col" class="num" data-type="number">{esc(t("col_score"))}</th>'

@@ -14,7 +14,6 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from grader.numbers import quantile
 from grader.visible import visible
 
 OKABE_ITO = {
@@ -30,6 +29,9 @@ OKABE_ITO = {
 }
 INK = "#222222"
 GRID = "#DDDDDD"
+THRESHOLD = ("#000000", "2 3")
+"""A rubric threshold's line (colour, dashes): black and dotted, unlike any data series
+(the series take Okabe–Ito's colours, solid or dashed) and unlike a plain reference."""
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 'Noto Sans CJK JP', sans-serif"
 
 
@@ -72,109 +74,6 @@ def at(value: float) -> str:
     return "0.0" if text == "-0.0" else text
 
 
-# --------------------------------------------------------------------------- axes
-
-
-@dataclass(frozen=True)
-class Axis:
-    """A numeric axis: its label (with the unit), its range and its ticks."""
-
-    label: str
-    lo: float
-    hi: float
-    ticks: tuple[float, ...]
-    log: bool = False
-
-    def contains(self, value: float) -> bool:
-        return math.isfinite(value) and self.lo <= value <= self.hi
-
-    def fraction(self, value: float, *, clamp: bool = True) -> float:
-        """Where `value` falls, 0 at `lo` and 1 at `hi` (clamped to [0, 1] unless not
-        `clamp`: reference lines run past the plot and are clipped by it)."""
-        if not math.isfinite(value):
-            return 1.0 if value > 0 else 0.0
-        if self.log:
-            if value <= 0:
-                return 0.0
-            span = math.log10(self.hi) - math.log10(self.lo)
-            share = (math.log10(value) - math.log10(self.lo)) / span
-        else:
-            share = (value - self.lo) / (self.hi - self.lo)
-        return min(max(share, 0.0), 1.0) if clamp else share
-
-
-def _nice_step(raw: float) -> float:
-    exponent = math.floor(math.log10(raw))
-    base = 10.0**exponent
-    for factor in (1, 2, 2.5, 5, 10):
-        if raw <= factor * base * (1 + 1e-9):
-            return factor * base
-    return 10 * base  # pragma: no cover - the loop ends at 10
-
-
-def _typical(values: Sequence[float], spread: float) -> tuple[float, float]:
-    """(lowest, highest) of the positive `values` without absurd outliers: a value more than
-    `spread` times above (or below) the median is left out of the range (and drawn at the
-    edge), so one hostile 1e99 does not squash the whole class into a corner."""
-    ordered = sorted(values)
-    middle = quantile(ordered, 0.5)
-    kept = [v for v in ordered if middle / spread <= v <= middle * spread] or ordered
-    return kept[0], kept[-1]
-
-
-def linear_axis(
-    label: str,
-    values: Sequence[float],
-    *,
-    include_zero: bool = True,
-    count: int = 5,
-    spread: float = 20.0,
-) -> Axis:
-    """A linear axis over `values` with round ticks (a far outlier is left off it)."""
-    finite = [v for v in values if math.isfinite(v)]
-    if not finite:
-        return Axis(label, 0.0, 1.0, (0.0, 0.5, 1.0))
-    positive = [v for v in finite if v > 0]
-    low, high = _typical(positive, spread) if positive else (min(finite), max(finite))
-    low = min(low, min(finite))
-    if include_zero:
-        low, high = min(low, 0.0), max(high, 0.0)
-    if high <= low:
-        high = low + 1.0
-    step = _nice_step((high - low) / count)
-    lo = math.floor(low / step + 1e-9) * step
-    hi = math.ceil(high / step - 1e-9) * step
-    if hi <= lo:
-        hi = lo + step
-    steps = round((hi - lo) / step)
-    ticks = tuple(round(lo + i * step, 10) for i in range(steps + 1))
-    return Axis(label, ticks[0], ticks[-1], ticks)
-
-
-def log_axis(
-    label: str, values: Sequence[float], *, floor: float = 0.01, spread: float = 1e6
-) -> Axis:
-    """A logarithmic axis in whole decades over the positive `values` (at least `floor`);
-    zeros and far outliers are left off it (drawn at the edge)."""
-    positive = [v for v in values if math.isfinite(v) and v > 0]
-    if not positive:
-        return Axis(label, 1.0, 1000.0, (1.0, 10.0, 100.0, 1000.0), log=True)
-    low, high = _typical(positive, spread)
-    low = max(low, floor)
-    high = max(high, low)
-    first = math.floor(math.log10(low) + 1e-9)
-    last = math.ceil(math.log10(high) - 1e-9)
-    if last <= first:
-        last = first + 1
-    every = 1 if last - first <= 7 else 2
-    ticks: list[float] = []
-    for exponent in range(first, last + 1, every):
-        ticks.append(10.0**exponent)
-        if last - first <= 2 and exponent < last:
-            ticks.extend((2 * 10.0**exponent, 5 * 10.0**exponent))
-    return Axis(label, 10.0**first, 10.0**last, tuple(sorted(ticks)), log=True)
-
-
 # --------------------------------------------------------------------------- marks
 
 
@@ -198,6 +97,9 @@ class Mark:
     style: str
     tooltip: str
     href: str = ""
+    count: int = 1
+    """How many students it stands for (students at the same values are one mark,
+    drawn larger, with their number beside it)."""
 
 
 @dataclass(frozen=True)
@@ -206,6 +108,9 @@ class Guide:
 
     points: tuple[tuple[float, float], ...]
     label: str
+    colour: str = "#666666"
+    dash: str = "6 4"
+    """A threshold of the rubric is drawn in colour; a plain reference (y = x) in grey."""
 
 
 @dataclass(frozen=True)
@@ -217,6 +122,8 @@ class StripMark:
     tooltip: str
     key: str
     href: str = ""
+    count: int = 1
+    """How many students it stands for (one mark, larger, with their number)."""
 
 
 @dataclass(frozen=True)
@@ -228,18 +135,10 @@ class Bin:
     count: int
     tooltip: str = ""
     href: str = ""
-
-
-@dataclass(frozen=True)
-class BarRow:
-    """One horizontal stacked bar: segments (style, amount) out of `total`."""
-
-    label: str
-    segments: tuple[tuple[str, int], ...]
-    total: int
-    note: str
-    tooltip: str
-    href: str = ""
+    label: str = ""
+    """The bar's own label, under it (a histogram of one bar per value)."""
+    gap: bool = False
+    """A run of empty bins drawn as a break in the axis."""
 
 
 def shape(shape: str, x: float, y: float, colour: str, hollow: bool, size: float = 4.2) -> str:
@@ -262,6 +161,51 @@ def shape(shape: str, x: float, y: float, colour: str, hollow: bool, size: float
     return f'<circle cx="{at(x)}" cy="{at(y)}" r="{at(size)}" {paint}/>'
 
 
+def mark_size(count: int, size: float = 4.2) -> float:
+    """A mark's size for `count` students at one place: area growing with the count's
+    logarithm, so 150 students are plainly more than 3 and still leave room."""
+    return size * (1 + math.log10(max(count, 1)))
+
+
+class CountLabels:
+    """Where the count labels of one chart went, so that none is drawn over another:
+    each label tries a few places around its mark and takes the first that is free (none
+    free: no label; the mark's tooltip still says the number)."""
+
+    def __init__(self) -> None:
+        self.boxes: list[tuple[float, float, float, float]] = []
+
+    def block(self, x: float, y: float, size: float) -> None:
+        """A mark at (x, y): no label may cover it."""
+        self.boxes.append((x - size, y - size, x + size, y + size))
+
+    def place(self, count: int, x: float, y: float, size: float) -> str:
+        if count <= 1:
+            return ""
+        text = str(count)
+        w, h = text_width(text, 11), 11.0
+        # right of the mark, else above or below it (centred: whose it is can't be
+        # mistaken), and only then left, where it would sit beside a neighbour's mark
+        for dx, dy in ((size + 3, 4), (-w / 2, -size - 3), (-w / 2, size + 12), (-size - 3 - w, 4)):
+            box = (x + dx - 1, y + dy - h, x + dx + w + 1, y + dy + 2)
+            if all(
+                box[2] < b[0] or box[0] > b[2] or box[3] < b[1] or box[1] > b[3] for b in self.boxes
+            ):
+                self.boxes.append(box)
+                return (
+                    f'<text x="{at(x + dx)}" y="{at(y + dy)}" font-size="11" font-weight="bold" '
+                    f'stroke="#FFFFFF" stroke-width="3" paint-order="stroke">{text}</text>'
+                )
+        return ""
+
+
+def many(ids: Sequence[str], text: str, more: str, limit: int = 12) -> str:
+    """A tooltip naming the students a mark stands for: `text`, then the first `limit`
+    ids and `more` (a word for how many others) when there are more."""
+    shown = ", ".join(ids[:limit])
+    return f"{text}\n{shown}" + (f" {more}" if len(ids) > limit else "")
+
+
 def linked(inner: str, tooltip: str, href: str, css: str = "mark") -> str:
     body = f"<title>{esc(tooltip)}</title>{inner}"
     if href:
@@ -277,8 +221,20 @@ def open_svg(chart_id: str, title: str, description: str, width: int, height: in
         f'aria-labelledby="{cid}-title {cid}-desc" font-family="{esc(FONT)}" font-size="12" '
         f'fill="{INK}">'
         f'<title id="{cid}-title">{esc(title)}</title>'
-        f'<desc id="{cid}-desc">{esc(description or title)}</desc>'
-        f'<text x="12" y="22" font-size="15" font-weight="bold">{esc(title)}</text>'
+        f'<desc id="{cid}-desc">{esc(description or title)}</desc>' + _title(title, width)
+    )
+
+
+def _title(title: str, width: int) -> str:
+    """The chart's title in 15 px, smaller when it would run past the chart's edge (a
+    long translation), down to 11 px; longer still, squeezed to the width (`textLength`)."""
+    room, wide = width - 24.0, text_width(title, 15)
+    size = 15.0 if wide <= room else max(11.0, 15 * room / wide)
+    fit = f' textLength="{at(room)}" lengthAdjust="spacingAndGlyphs"'
+    squeeze = fit if text_width(title, size) > room else ""
+    return (
+        f'<text x="12" y="22" font-size="{fmt(size)}" font-weight="bold"{squeeze}>'
+        f"{esc(title)}</text>"
     )
 
 
@@ -335,37 +291,3 @@ def clip_end(
         if low > high:
             return None
     return x0 + high * dx, y0 + high * dy
-
-
-def x_axis(axis: Axis, left: float, right: float, bottom: float, top: float) -> str:
-    out = []
-    for tick in axis.ticks:
-        x = left + axis.fraction(tick) * (right - left)
-        out.append(
-            f'<line x1="{at(x)}" y1="{at(top)}" x2="{at(x)}" y2="{at(bottom)}" stroke="{GRID}"/>'
-            f'<text x="{at(x)}" y="{at(bottom + 16)}" text-anchor="middle">{esc(fmt(tick))}</text>'
-        )
-    out.append(
-        f'<line x1="{at(left)}" y1="{at(bottom)}" x2="{at(right)}" y2="{at(bottom)}" '
-        f'stroke="{INK}"/>'
-        f'<text class="axis-label" x="{at((left + right) / 2)}" y="{at(bottom + 38)}" '
-        f'text-anchor="middle" font-size="13">{esc(axis.label)}</text>'
-    )
-    return "".join(out)
-
-
-def y_axis(axis: Axis, left: float, right: float, bottom: float, top: float) -> str:
-    out = []
-    for tick in axis.ticks:
-        y = bottom - axis.fraction(tick) * (bottom - top)
-        out.append(
-            f'<line x1="{at(left)}" y1="{at(y)}" x2="{at(right)}" y2="{at(y)}" stroke="{GRID}"/>'
-            f'<text x="{at(left - 6)}" y="{at(y + 4)}" text-anchor="end">{esc(fmt(tick))}</text>'
-        )
-    middle = (top + bottom) / 2
-    out.append(
-        f'<line x1="{at(left)}" y1="{at(top)}" x2="{at(left)}" y2="{at(bottom)}" stroke="{INK}"/>'
-        f'<text class="axis-label" x="16" y="{at(middle)}" text-anchor="middle" font-size="13" '
-        f'transform="rotate(-90 16 {at(middle)})">{esc(axis.label)}</text>'
-    )
-    return "".join(out)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # `grader --help` lists FORMATS without importing any of this
     from grader.i18n import Catalog
@@ -33,6 +33,11 @@ class RenderOptions:
     quiet: bool = False
     width: int = 80
     """Terminal columns the text report wraps to (the CLI passes the terminal's)."""
+    rubric: Any = None
+    """The `grader.rubric.Rubric` the result was graded with, for what a platform is told
+    besides the result (Gradescope's visibility); None: the defaults."""
+    lab: Any = None
+    """The graded `grader.lab.Lab`, for what it declares to platforms (a leaderboard)."""
 
 
 class Renderer(Protocol):

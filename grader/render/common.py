@@ -6,6 +6,12 @@ from grader.i18n import Catalog, format_value
 from grader.result import CheckResult, Result, ResultLocation
 
 
+def step_of(check_id: str) -> str:
+    """The lab step a check belongs to: its id up to the first dot (`cache.hit_faster`,
+    `cache.in_log` and `cache.schema` are all step `cache`)."""
+    return check_id.split(".", 1)[0]
+
+
 def where(loc: ResultLocation | None) -> str:
     """`file:line (pointer)`: the place a student opens in an editor."""
     if loc is None:

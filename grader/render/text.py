@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from grader.i18n import Catalog, format_value
 from grader.render import RenderOptions
-from grader.render.common import files_in_line, grader_error_line, where
+from grader.render.common import files_in_line, grader_error_line, step_of, where
 from grader.render.wrap import COLOUR, cells, wrap
 from grader.result import ArtifactResult, CheckResult, Result
 
@@ -36,16 +36,12 @@ def _pts(check: CheckResult) -> str:
     return f"{format_value(check.points)}/{format_value(check.max_points)}"
 
 
-def _group(check_id: str) -> str:
-    return check_id.split(".", 1)[0]
-
-
 def _marks(result: Result, options: RenderOptions) -> list[str]:
     """One `step ✓✓✗` token per lab step, in the order the steps first appear."""
     groups: dict[str, list[str]] = {}
     for check in result.checks:
         mark = _paint(MARKS[check.status], COLORS[check.status], options.color)
-        groups.setdefault(_group(check.id), []).append(mark)
+        groups.setdefault(step_of(check.id), []).append(mark)
     tokens = [f"{name} {''.join(marks)}" for name, marks in groups.items()]
     lines, line = [], ""
     for token in tokens:

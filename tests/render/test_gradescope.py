@@ -26,6 +26,7 @@ from grader.grade import catalog_for
 from grader.render import RenderOptions
 from grader.render.gradescope import render
 from grader.result import Result
+from grader.rubric import parse_rubric
 from tests.conftest import EXPECTED, REAL, ROOT, graded
 
 VISIBILITY = {"enum": ["hidden", "after_due_date", "after_published", "visible"]}
@@ -82,6 +83,7 @@ GRADESCOPE_RESULTS = {
 # What this grader promises on top of the spec, for every test.
 TEST_FIELDS = {
     "name",
+    "name_format",
     "number",
     "score",
     "max_score",
@@ -192,6 +194,108 @@ def test_every_test_is_visible() -> None:
     assert {t["visibility"] for t in doc["tests"]} == {"visible"}
 
 
+def test_test_names_and_outputs_are_plain_text() -> None:
+    doc = results_of(graded("no_close_on_cancel"))
+    assert {(t["name_format"], t["output_format"]) for t in doc["tests"]} == {("text", "text")}
+
+
+# --- what the rubric tells Gradescope: visibility, stdout, the leaderboard -------------
+
+RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
+
+
+def rubric_with(old: str, new: str):
+    assert old in RUBRIC_TEXT
+    text = RUBRIC_TEXT.replace(old, new, 1)
+    return parse_rubric(text, "r.toml", LAB.all_check_ids(), LAB.parameters(), LAB.name, LAB.limits)
+
+
+def results_with(result: Result, rubric, lang: str = "en") -> dict:
+    doc = json.loads(render(result, RenderOptions(catalog_for(LAB, lang), rubric=rubric, lab=LAB)))
+    jsonschema.validate(doc, GRADESCOPE_RESULTS)
+    return doc
+
+
+HIDE_CANCEL = (
+    '[checks."cancel.slot_freed"]\npoints = 4',
+    '[checks."cancel.slot_freed"]\npoints = 4\nvisibility = "after_due_date"',
+)
+
+
+def test_a_check_shows_when_its_own_rubric_visibility_says() -> None:
+    doc = results_with(graded("correct"), rubric_with(*HIDE_CANCEL))
+    assert check_named(doc, "cancel.slot_freed")["visibility"] == "after_due_date"
+
+
+def test_the_other_checks_take_the_rubrics_default_visibility() -> None:
+    rubric = rubric_with(*HIDE_CANCEL)
+    doc = results_with(graded("correct"), rubric)
+    others = {t["visibility"] for t in doc["tests"] if t["extra_data"]["id"] != "cancel.slot_freed"}
+    assert others == {"visible"}
+
+
+def test_the_rubrics_default_visibility_is_the_results_and_every_tests() -> None:
+    rubric = rubric_with('visibility = "visible"', 'visibility = "after_published"')
+    doc = results_with(graded("correct"), rubric)
+    assert doc["visibility"] == "after_published"
+    assert {t["visibility"] for t in doc["tests"]} == {"after_published"}
+
+
+def test_a_checks_own_visibility_overrides_a_hidden_default() -> None:
+    rubric = rubric_with(*HIDE_CANCEL)
+    rubric = dataclasses.replace(rubric, gradescope={**rubric.gradescope, "visibility": "hidden"})
+    doc = results_with(graded("correct"), rubric)
+    assert check_named(doc, "cancel.slot_freed")["visibility"] == "after_due_date"
+    assert check_named(doc, "health.ok")["visibility"] == "hidden"
+
+
+def test_stdout_is_hidden_from_students_by_default() -> None:
+    assert results_of(graded("correct"))["stdout_visibility"] == "hidden"
+    assert results_with(graded("correct"), rubric_with("", ""))["stdout_visibility"] == "hidden"
+
+
+def test_stdout_visibility_comes_from_the_rubric() -> None:
+    rubric = rubric_with('stdout_visibility = "hidden"', 'stdout_visibility = "visible"')
+    assert results_with(graded("correct"), rubric)["stdout_visibility"] == "visible"
+
+
+def test_no_leaderboard_unless_the_rubric_asks_for_one() -> None:
+    assert "leaderboard" not in results_with(graded("correct"), rubric_with("", ""))
+    assert "leaderboard" not in results_of(graded("correct"))
+
+
+LEADERBOARD = ("leaderboard = false", "leaderboard = true")
+
+
+def test_the_leaderboard_ranks_the_students_own_ttft_p50_lowest_first() -> None:
+    result = graded("correct")
+    doc = results_with(result, rubric_with(*LEADERBOARD))
+    ttft = ROOT / "sample_submissions" / "correct" / "ttft.json"
+    p50 = json.loads(ttft.read_text("utf-8"))["ttft_p50"]
+    assert doc["leaderboard"] == [
+        {"name": "Time to first token, median (ms)", "value": p50, "order": "asc"}
+    ]
+
+
+def test_the_leaderboard_column_is_named_in_the_results_language() -> None:
+    doc = results_with(graded("correct"), rubric_with(*LEADERBOARD), lang="ja")
+    japanese = catalog_for(LAB, "ja").text("leaderboard.ttft_p50")
+    assert doc["leaderboard"][0]["name"] == japanese != "Time to first token, median (ms)"
+
+
+def test_no_leaderboard_entry_from_a_median_the_grader_did_not_accept() -> None:
+    result = graded("derived/ttft_mean_not_median")
+    assert next(c for c in result.checks if c.id == "ttft.medians").status == "failed"
+    assert "leaderboard" not in results_with(result, rubric_with(*LEADERBOARD))
+
+
+def test_no_leaderboard_entry_from_a_median_the_log_did_not_confirm() -> None:
+    result = graded("fabricated/stitched_runs")  # ttft.json's runs are not the log's
+    medians = next(c for c in result.checks if c.id == "ttft.medians")
+    assert (medians.status, medians.cause) == ("skipped", "ttft.in_log")
+    assert "leaderboard" not in results_with(result, rubric_with(*LEADERBOARD))
+
+
 def test_top_level_output_is_markdown_with_score_and_each_common_mistake_once() -> None:
     result = graded("role_chunk_counted")
     doc = results_of(result)
@@ -264,6 +368,18 @@ def test_run_autograder_grades_the_submission_into_results_json(tmp_path: Path) 
     doc = results_json(root)
     assert doc["score"] < doc["extra_data"]["max_score"]
     assert check_named(doc, "chunks.role_chunk_excluded")["status"] == "failed"
+
+
+def test_run_autograder_tells_gradescope_what_the_rubric_says(tmp_path: Path) -> None:
+    root = autograder_dir(tmp_path, "correct")
+    text = RUBRIC_TEXT.replace(*HIDE_CANCEL).replace(*LEADERBOARD)
+    text = text.replace('stdout_visibility = "hidden"', 'stdout_visibility = "after_due_date"')
+    (tmp_path / "rubric.toml").write_text(text, "utf-8")
+    assert run_autograder(root, GRADER_RUBRIC=str(tmp_path / "rubric.toml")).returncode == 0
+    doc = results_json(root)
+    assert check_named(doc, "cancel.slot_freed")["visibility"] == "after_due_date"
+    assert doc["stdout_visibility"] == "after_due_date"
+    assert [e["order"] for e in doc["leaderboard"]] == ["asc"]
 
 
 def test_run_autograder_gives_full_marks_to_the_correct_sample(tmp_path: Path) -> None:
