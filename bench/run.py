@@ -1,25 +1,44 @@
 #!/usr/bin/env python3
-"""Benchmark of the grader: prints a table and writes docs/benchmarks.md.
+"""Benchmark of the grader as a user installs it; prints a table and writes
+docs/benchmarks.md.
 
-Measures, each as median and spread (interquartile range) over repeated runs, and as
-ratios measured side by side in the same run (runs are interleaved, so drift on a
-shared machine hits every contender alike):
+The grader measured is installed in a fresh virtual environment the way a user installs
+it: `pip install .` of a copy of this checkout (non-editable: an editable install's
+import hook makes even `python -c pass` slower, which would inflate the floor), with
+pip's own bytecode compilation, beside `check-jsonschema`, the tool a user would
+otherwise reach for. Every measurement runs that venv's interpreter from a scratch
+folder, so nothing of the checkout is importable. `--venv DIR` keeps the venv in DIR
+(built there if DIR does not exist; `--reinstall` installs this checkout into it again).
 
-1. cold `grader check` of a complete submission, whole process, against the same
-   interpreter's `python -c pass` (the floor) and one `check-jsonschema` run validating
-   the submission's ttft.json against our schema (the tool a user would reach for;
-   `pip install check-jsonschema` to include it);
-2. in-process time per submission and where it goes (load, check, result, render);
-3. `grader batch` throughput with 1 and 2 jobs;
-4. peak memory grading files just under the size caps, and refusing a 1 GB file;
-5. how time grows with `sse_raw.txt` of 10^2, 10^4, 10^5 events.
+Each figure is a ratio of two things measured side by side: the contenders run
+interleaved, round after round, and the ratio is taken per round, so a machine that
+other work slows down slows both; the table gives the median and the interquartile range
+(IQR) over the rounds.
 
-Usage: python bench/run.py [--repeat N] [--batch N] [--quick] [--no-write]
+1. Cold start: `grader check DIR --format json` (and text) of a real, honest submission
+   against the same venv's `python -c pass`; and against `check-jsonschema` validating the
+   same 138 JSON instances of that submission: its 8 JSON documents, the 64 lines of
+   chunks.jsonl and the 66 `data:` events of sse_raw.txt (67 less the final `[DONE]`);
+   sse.py and server.log are not JSON. check-jsonschema takes one schema per run, so that
+   is 10 runs (the sse_chunk schema with the timings schema it references bundled in its
+   `$defs`: check-jsonschema cannot resolve our `urn:` ids).
+2. In-process, warm, per submission: where the time goes; and schema validation of the
+   same 138 instances, the grader's against jsonschema's validator.
+3. `grader batch` of a class of distinct, honest submissions (`bench/honest_class.py`:
+   every file of every student differs in bytes, every student gets its real base's
+   verdict), with `--jobs 1` and `--jobs 2`.
+4. Time and peak memory of one grade with files just under their caps (the lab's:
+   `checks/rubric.toml [limits]` over the lab's declared defaults), and refusing a 1 GB log.
+5. Growth with input size: sse_raw.txt events and server.log lines.
+
+Usage: python bench/run.py [--venv DIR [--reinstall]] [--rounds N] [--batch N] [--quick]
+                           [--only SECTION...] [--no-write]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -28,16 +47,28 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-SAMPLE = ROOT / "sample_submissions" / "correct"
-PY = sys.executable
+PROBE = ROOT / "bench" / "probe.py"
+SUBMISSION = ROOT / "tests" / "data" / "real" / "correct"
+"""A real, honest capture (no published sample): graded in full, full marks."""
+ENV = {
+    k: v
+    for k, v in os.environ.items()
+    if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "PYTHONSTARTUP", "VIRTUAL_ENV")
+}
+"""As a user's shell runs it: bytecode caches used, nothing of ours on the path."""
+GRADE_TIMEOUT = 120.0
+"""A near-cap grade that takes longer is stopped and reported as such."""
 
 
-def spread(samples: list[float]) -> tuple[float, float]:
+# -- statistics ------------------------------------------------------------------------
+
+
+def spread(samples: Sequence[float]) -> tuple[float, float]:
     """Median and interquartile range."""
     if len(samples) < 4:
         return statistics.median(samples), 0.0
@@ -45,223 +76,380 @@ def spread(samples: list[float]) -> tuple[float, float]:
     return statistics.median(samples), q[2] - q[0]
 
 
-def fmt_ms(seconds: float) -> str:
+def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
-# As a user's machine runs it: bytecode caches written and used (some sandboxes set
-# PYTHONDONTWRITEBYTECODE, which makes every start compile every module from source).
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+def ratio_cell(samples: Sequence[float]) -> str:
+    median, iqr = spread(samples)
+    return f"**{median:.2f}×** (IQR {iqr:.2f})"
 
 
-def time_commands(commands: dict[str, list[str]], repeat: int) -> dict[str, list[float]]:
-    """Run every command `repeat` times, interleaved, after one warm-up each."""
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    for command in commands.values():
-        subprocess.run(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV
+# -- the venv --------------------------------------------------------------------------
+
+
+class Venv:
+    """A virtual environment with the grader installed from a copy of this checkout."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.python = str(folder / "bin" / "python")
+        self.grader = str(folder / "bin" / "grader")
+        self.peer = str(folder / "bin" / "check-jsonschema")
+
+    @classmethod
+    def build(cls, folder: Path, reinstall: bool = False) -> Venv:
+        venv = cls(folder)
+        fresh = not folder.exists()
+        if fresh:
+            base = getattr(sys, "_base_executable", sys.executable)
+            subprocess.run([base, "-m", "venv", str(folder)], check=True)
+        if fresh or reinstall:
+            pip = [venv.python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+            with tempfile.TemporaryDirectory(prefix="grader-src-") as tmp:
+                source = copy_checkout(Path(tmp) / "src")
+                again = [] if fresh else ["--force-reinstall", "--no-deps"]
+                subprocess.run([*pip, *again, str(source)], check=True, env=ENV, cwd=tmp)
+            if fresh:
+                subprocess.run([*pip, "check-jsonschema"], check=True, env=ENV)
+        return venv
+
+    def describe(self) -> str:
+        out = subprocess.run(
+            [self.python, "-m", "pip", "--version"], capture_output=True, text=True, env=ENV
+        ).stdout.split()
+        pip = out[1] if len(out) > 1 else "?"
+        direct = list(self.folder.glob("lib/python*/site-packages/firsttoken_grader-*.dist-info"))
+        editable = any(
+            '"editable": true' in (d / "direct_url.json").read_text("utf-8")
+            for d in direct
+            if (d / "direct_url.json").exists()
         )
-    for _ in range(repeat):
-        for name, command in commands.items():
-            start = time.perf_counter()
-            subprocess.run(
-                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV
+        kind = "editable (!)" if editable else "non-editable"
+        return f"a fresh venv, `pip install .` ({kind}, pip {pip} compiling bytecode)"
+
+    def run(self, args: Sequence[str], cwd: str, timeout: float | None = None) -> Any:
+        """A probe's JSON answer (`bench/probe.py`); None when it ran past `timeout`."""
+        try:
+            out = subprocess.run(
+                [self.python, str(PROBE), *args],
+                capture_output=True,
+                text=True,
+                check=True,
+                env=ENV,
+                cwd=cwd,
+                timeout=timeout,
             )
-            times[name].append(time.perf_counter() - start)
+        except subprocess.TimeoutExpired:
+            return None
+        return json.loads(out.stdout)
+
+
+def copy_checkout(target: Path) -> Path:
+    """The checkout's files (tracked and new, as git sees them; no venvs, no builds)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, (n.decode() for n in listed)):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+# -- 1. cold start ---------------------------------------------------------------------
+
+
+def interleaved(
+    commands: dict[str, list[list[str]]], rounds: int, cwd: str
+) -> dict[str, list[float]]:
+    """Each entry is run once per round (its commands one after the other, timed
+    together), after one warm-up round; returns the seconds of each round."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for round_number in range(rounds + 1):
+        for name, group in commands.items():
+            start = time.perf_counter()
+            for command in group:
+                subprocess.run(
+                    command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=cwd
+                )
+            if round_number:
+                times[name].append(time.perf_counter() - start)
     return times
 
 
-def cold_start(repeat: int) -> list[str]:
+def peer_commands(venv: Venv, work: Path) -> list[list[str]]:
+    """check-jsonschema on the submission's 138 instances: one run per schema."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from probe import instances
+
+    by_schema: dict[str, list[str]] = {}
+    for number, (schema, value) in enumerate(instances(SUBMISSION)):
+        path = work / "instances" / f"{number:03d}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value, ensure_ascii=False), "utf-8")
+        by_schema.setdefault(schema, []).append(str(path))
+    schemas = {p.name.removesuffix(".schema.json"): p for p in (ROOT / "schemas").glob("*.json")}
+    commands = []
+    by_id = {json.loads(p.read_text("utf-8"))["$id"]: p for p in schemas.values()}
+    for schema, files in by_schema.items():
+        data = _bundled(json.loads(schemas[schema].read_text("utf-8")), by_id)
+        path = work / "schemas" / f"{schema}.schema.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data), "utf-8")
+        commands.append([venv.peer, "--schemafile", str(path), *files])
+    return commands
+
+
+def _bundled(schema: dict[str, Any], by_id: dict[str, Path]) -> dict[str, Any]:
+    """`schema` with every schema it references by `$id` copied into its `$defs`."""
+    text = json.dumps(schema)
+    defs = dict(schema.get("$defs", {}))
+    for sid, path in by_id.items():
+        if f'"$ref": "{sid}"' in text:
+            other = json.loads(path.read_text("utf-8"))
+            other.pop("$id", None), other.pop("$schema", None)
+            name = sid.rsplit(":", 1)[-1]
+            defs[name] = other
+            text = text.replace(f'"$ref": "{sid}"', f'"$ref": "#/$defs/{name}"')
+    bundled = json.loads(text)
+    if defs:
+        bundled["$defs"] = defs
+    return bundled
+
+
+def cold_start(venv: Venv, rounds: int, work: Path) -> list[str]:
+    submission = work / "submission"
+    shutil.copytree(SUBMISSION, submission)
+    peer = peer_commands(venv, work)
+    for command in peer:  # the peer must agree that every instance is valid
+        subprocess.run(command, check=True, capture_output=True, env=ENV, cwd=work)
+    check = [venv.grader, "check", str(submission)]
     commands = {
-        "python -c pass": [PY, "-c", "pass"],
-        "grader check (json)": [PY, "-m", "grader", "check", str(SAMPLE), "--format", "json"],
-        "grader check (text)": [PY, "-m", "grader", "check", str(SAMPLE), "--color", "never"],
-        "grader --version": [PY, "-m", "grader", "--version"],
+        "python -c pass": [[venv.python, "-c", "pass"]],
+        "grader check DIR --format json": [[*check, "--format", "json"]],
+        "grader check DIR (text)": [[*check, "--color", "never"]],
+        "grader --version": [[venv.grader, "--version"]],
+        f"check-jsonschema, {len(peer)} runs, 138 instances": peer,
     }
-    peer = shutil.which("check-jsonschema") or str(Path(PY).parent / "check-jsonschema")
-    if os.path.exists(peer):
-        commands["check-jsonschema ttft.json"] = [
-            peer,
-            "--schemafile",
-            str(ROOT / "schemas" / "ttft.schema.json"),
-            str(SAMPLE / "ttft.json"),
-        ]
-    times = time_commands(commands, repeat)
-    floor = statistics.median(times["python -c pass"])
-    check = statistics.median(times["grader check (json)"])
-    rows = ["| command | median | IQR | × python -c pass |", "|---|---|---|---|"]
+    times = interleaved(commands, rounds, str(work))
+    floor = times["python -c pass"]
+    graded = times["grader check DIR --format json"]
+    peer_times = times[f"check-jsonschema, {len(peer)} runs, 138 instances"]
+    rows = ["| command | median | IQR | ÷ `python -c pass` (per round) |", "|---|---|---|---|"]
     for name, samples in times.items():
         median, iqr = spread(samples)
-        rows.append(f"| `{name}` | {fmt_ms(median)} | {fmt_ms(iqr)} | {median / floor:.2f} |")
-    if "check-jsonschema ttft.json" in times:
-        peer_median = statistics.median(times["check-jsonschema ttft.json"])
-        rows.append("")
-        rows.append(f"grader check / check-jsonschema (one file): **{check / peer_median:.2f}**")
-    rows.append(f"grader check / python -c pass: **{check / floor:.2f}** (target ≤ 4)")
+        per_round = [s / f for s, f in zip(samples, floor, strict=True)]
+        rows.append(f"| `{name}` | {ms(median)} | {ms(iqr)} | {ratio_cell(per_round)} |")
+    rows += [
+        "",
+        "- cold `grader check --format json` ÷ `python -c pass`: "
+        + ratio_cell([c / f for c, f in zip(graded, floor, strict=True)])
+        + " (goal ≤ 4)",
+        "- cold `grader check --format json` ÷ check-jsonschema on the same 138 instances: "
+        + ratio_cell([c / p for c, p in zip(graded, peer_times, strict=True)]),
+        "",
+        "The 138 JSON instances of the submission (`bench/probe.py instances`): its 8 JSON "
+        "documents, the 64 lines of chunks.jsonl and the 66 `data:` events of sse_raw.txt "
+        "(67 less the final `[DONE]`); sse.py and server.log are not JSON. check-jsonschema "
+        f"takes one schema per run: {len(peer)} runs, one per schema.",
+    ]
     return rows
 
 
-def in_process(repeat: int) -> list[str]:
-    from checks import LAB
-    from grader.grade import _artifact_result, _check_result, catalog_for, grade, load_artifacts
-    from grader.render import RenderOptions, renderer
-    from grader.rubric import load_lab_rubric
-    from grader.runner import run_checks
+# -- 2. in process ---------------------------------------------------------------------
 
-    rubric = load_lab_rubric(LAB, None, "checks")
-    limits = rubric.make_limits()
-    catalog = catalog_for(LAB, "en")
-    render = renderer("json")
-    grade(LAB, str(SAMPLE), rubric)  # warm caches (validators, catalogs)
-    phases: dict[str, list[float]] = {
-        "load + validate": [],
-        "checks": [],
-        "result": [],
-        "render json": [],
-        "total": [],
-    }
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        artifacts = load_artifacts(LAB, str(SAMPLE), {}, limits)
-        t1 = time.perf_counter()
-        outcomes = run_checks(LAB, artifacts, rubric.settings())
-        t2 = time.perf_counter()
-        [_check_result(o, catalog) for o in outcomes]
-        [_artifact_result(a, catalog) for a in artifacts.values()]
-        t3 = time.perf_counter()
-        result = grade(LAB, str(SAMPLE), rubric)
-        t4 = time.perf_counter()
-        render(result, RenderOptions(catalog))
-        t5 = time.perf_counter()
-        phases["load + validate"].append(t1 - t0)
-        phases["checks"].append(t2 - t1)
-        phases["result"].append(t3 - t2)
-        phases["render json"].append(t5 - t4)
-        phases["total"].append((t3 - t0) + (t5 - t4))
-    rows = ["| phase | median | IQR |", "|---|---|---|"]
+
+def in_process(venv: Venv, repeat: int, work: Path) -> list[str]:
+    phases = venv.run(["phases", str(SUBMISSION), str(repeat)], str(work))
+    rows = ["| phase (warm, one submission) | median | IQR |", "|---|---|---|"]
     for name, samples in phases.items():
         median, iqr = spread(samples)
         rows.append(f"| {name} | {median * 1e3:.2f} ms | {iqr * 1e3:.2f} ms |")
+    check = venv.run(["validation", str(SUBMISSION), str(repeat)], str(work))
+    ours, theirs = check["grader"], check["jsonschema"]
+    rows += [
+        "",
+        f"Schema validation of the same {check['instances']} instances, warm: the grader "
+        f"{spread(ours)[0] * 1e3:.3f} ms, jsonschema's `is_valid` {spread(theirs)[0] * 1e3:.3f} ms;"
+        f" grader ÷ jsonschema {ratio_cell([a / b for a, b in zip(ours, theirs, strict=True)])}.",
+    ]
     return rows
 
 
-def batch(count: int) -> list[str]:
-    rows = ["| jobs | submissions | wall time | submissions/s |", "|---|---|---|---|"]
-    with tempfile.TemporaryDirectory() as tmp:
-        source = Path(tmp) / "in"
-        samples = [
-            p for p in (ROOT / "sample_submissions").rglob("*") if (p / "ttft.json").exists()
-        ]
-        for index in range(count):
-            shutil.copytree(samples[index % len(samples)], source / f"s{index:05d}")
+# -- 3. batch --------------------------------------------------------------------------
+
+
+def batch(venv: Venv, count: int, rounds: int, work: Path) -> list[str]:
+    sys.path.insert(0, str(ROOT))
+    from bench.honest_class import make_class
+
+    klass = work / "class"
+    made = make_class(klass, count)
+    rows = ["| jobs | submissions | wall time (median) | submissions/s (median, IQR) |",
+            "|---|---|---|---|"]  # fmt: skip
+    seconds: dict[int, list[float]] = {1: [], 2: []}
+    summary: dict[str, Any] = {}
+    for round_number in range(rounds):
         for jobs in (1, 2):
-            out = Path(tmp) / f"out{jobs}"
+            out = work / f"out-{jobs}-{round_number}"
             start = time.perf_counter()
-            subprocess.run(
-                [PY, "-m", "grader", "batch", str(source), "--out", str(out), "--jobs", str(jobs)],
+            done = subprocess.run(
+                [venv.grader, "batch", str(klass), "--out", str(out), "--jobs", str(jobs),
+                 "--no-progress"],
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                check=False,
+                stderr=subprocess.PIPE,
+                text=True,
                 env=ENV,
-            )
-            elapsed = time.perf_counter() - start
-            rows.append(f"| {jobs} | {count} | {elapsed:.1f} s | {count / elapsed:.0f} |")
+                cwd=work,
+            )  # fmt: skip
+            seconds[jobs].append(time.perf_counter() - start)
+            if done.returncode != 0:
+                raise SystemExit(f"grader batch failed ({done.returncode}): {done.stderr}")
+            summary = json.loads((out / "summary.json").read_text("utf-8"))
+            shutil.rmtree(out)
+    for jobs, samples in seconds.items():
+        rates = [len(made) / s for s in samples]
+        median, iqr = spread(rates)
+        rows.append(f"| {jobs} | {len(made)} | {statistics.median(samples):.2f} s | "
+                    f"{median:.0f} (IQR {iqr:.0f}) |")  # fmt: skip
+    speedup = [one / two for one, two in zip(seconds[1], seconds[2], strict=True)]
+    scores = summary.get("score", {})
+    rows += [
+        "",
+        f"- `--jobs 2` ÷ `--jobs 1` throughput: {ratio_cell(speedup)}",
+        f"- the class: {summary.get('graded')} graded, scores {scores.get('min')}–"
+        f"{scores.get('max')} (each its real base's), "
+        f"{len(summary.get('integrity', {}).get('flags', {}))} students flagged, "
+        f"{len(summary.get('integrity', {}).get('pairs', []))} pairs of students whose "
+        "timings chance put within 0.5% of each other at more than 5 of 22 places",
+    ]
     return rows
 
 
-_MEMORY_PROBE = """
-import resource, sys, time
-sys.path.insert(0, {root!r})
-from checks import LAB
-from grader.grade import grade
-from grader.rubric import load_lab_rubric
-rubric = load_lab_rubric(LAB, None, "checks")
-start = time.perf_counter()
-grade(LAB, {folder!r}, rubric)
-elapsed = time.perf_counter() - start
-# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent across exec
-hwm = [line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM")]
-print(elapsed, hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-"""
+# -- 4. near the caps ------------------------------------------------------------------
 
 
-def probe(folder: Path) -> tuple[float, int]:
-    out = subprocess.run(
-        [PY, "-c", _MEMORY_PROBE.format(root=str(ROOT), folder=str(folder))],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    return float(out[0]), int(out[1])
-
-
-def memory() -> list[str]:
+def caps(venv: Venv) -> dict[str, int]:
+    """The caps a submission is graded under: the lab's rubric over the defaults."""
+    sys.path.insert(0, str(ROOT))
     from checks import LAB
+    from grader.rubric import load_lab_rubric
 
-    L = LAB.default_limits()
+    limits = load_lab_rubric(LAB, None).make_limits(LAB.limits)
+    return {name: limits[name] for name in limits.names()}
 
-    rows = ["| case | grading time | peak RSS |", "|---|---|---|"]
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "base"
-        shutil.copytree(SAMPLE, base)
+
+def near_caps_submission(folder: Path, cap: dict[str, int], every_file: bool) -> None:
+    """The real capture with its lab-capped files (sse_raw.txt, server.log, sse.py) just
+    under their caps; with `every_file`, every JSON file too (documents padded with an
+    extra key, chunks.jsonl at its record cap)."""
+    shutil.copytree(SUBMISSION, folder)
+    events = (SUBMISSION / "sse_raw.txt").read_text("utf-8").split("\n\n")
+    head, chunk = events[0] + "\n\n", events[1] + "\n\n"
+    count = min(cap["sse_events"] - 10, (cap["file_bytes"] - 4096) // len(chunk.encode()))
+    (folder / "sse_raw.txt").write_text(head + chunk * count + "data: [DONE]\n", "utf-8")
+    lines = (SUBMISSION / "server.log").read_text("utf-8").splitlines(keepends=True)
+    out, size = [], 0
+    while len(out) < cap["log_lines"] - 1:
+        line = lines[len(out) % len(lines)]
+        if size + len(line.encode()) >= cap["log_bytes"]:
+            break
+        out.append(line)
+        size += len(line.encode())
+    (folder / "server.log").write_text("".join(out), "utf-8")
+    source = (SUBMISSION / "sse.py").read_text("utf-8")
+    nested = "".join("    " + line if line.strip() else line for line in source.splitlines(True))
+    code, number = source, 0
+    while True:  # the student's code, then copies of it as classes, up to the cap
+        more = f"\n\nclass Copy{number + 1}:\n{nested}"
+        if len((code + more).encode()) >= cap["source_bytes"]:
+            break
+        code, number = code + more, number + 1
+    (folder / "sse.py").write_text(code, "utf-8")
+    if not every_file:
+        return
+    budget = cap["file_bytes"] - 1024
+    for path in folder.glob("*.json"):
+        data = json.loads(path.read_text("utf-8"))
+        if isinstance(data, dict):
+            item = {"t_ms": 123.456, "text": "x" * 40}
+            per = len(json.dumps(item)) + 2
+            data["padding"] = [item] * ((budget - path.stat().st_size) // per)
+            path.write_text(json.dumps(data), "utf-8")
+    count = cap["jsonl_records"] - 1
+    width = max(1, (budget // count) - 40)
+    text = "".join(
+        json.dumps({"t_ms": 200.0 + i, "text": "y" * width}) + "\n" for i in range(count)
+    )
+    (folder / "chunks.jsonl").write_text(text, "utf-8")
+
+
+def memory(venv: Venv, work: Path) -> list[str]:
+    cap = caps(venv)
+    rows = [
+        "| case | bytes read | grading time | peak RSS (before → after grading) | growth ÷ bytes |",
+        "|---|---|---|---|---|",
+    ]
+    cases: list[tuple[str, Callable[[Path], None]]] = [
+        ("the real correct capture", lambda f: shutil.copytree(SUBMISSION, f)),
+        ("sse_raw.txt, server.log, sse.py just under the lab's caps",
+         lambda f: near_caps_submission(f, cap, False)),
+        ("every file just under its cap", lambda f: near_caps_submission(f, cap, True)),
+        ("server.log of 1 GB (refused)", lambda f: _huge_log(f)),
+    ]  # fmt: skip
+    for name, make in cases:
+        folder = work / name.split()[0].replace(",", "")
+        shutil.rmtree(folder, ignore_errors=True)
+        make(folder)
+        got = venv.run(["grade", str(folder)], str(work), timeout=GRADE_TIMEOUT)
+        if got is None:
+            rows.append(f"| {name} | | > {GRADE_TIMEOUT:.0f} s (stopped) | | |")
+            shutil.rmtree(folder)
+            continue
+        before, after = got["hwm_before_kib"] / 1024, got["hwm_after_kib"] / 1024
+        growth = (after - before) * 1024 * 1024 / got["bytes"] if got["bytes"] else 0.0
+        invalid = sorted(n for n, s in got["statuses"].items() if s != "valid")
+        note = f" (not valid: {', '.join(invalid)})" if invalid else ""
         rows.append(
-            "| real correct submission | {:.0f} ms | {:.0f} MB |".format(*_scaled(probe(base)))
+            f"| {name}{note} | {got['bytes'] / 1e6:.2f} MB | {got['seconds'] * 1000:.0f} ms | "
+            f"{before:.0f} → {after:.0f} MiB | {growth:.2f} |"
         )
-        near = Path(tmp) / "near"
-        shutil.copytree(SAMPLE, near)
-        chunk = (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")[1] + "\n\n"
-        events = min(L["sse_events"] - 10, (L.file_bytes - 4096) // len(chunk.encode()))
-        text = (
-            (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")[0]
-            + "\n\n"
-            + chunk * events
-            + "data: [DONE]\n"
-        )
-        (near / "sse_raw.txt").write_text(text, "utf-8")
-        line = (SAMPLE / "server.log").read_text("utf-8").splitlines(True)
-        log = "".join(line * (L["log_lines"] // len(line)))[: L["log_bytes"] - 1]
-        (near / "server.log").write_text(log[: log.rfind("\n") + 1], "utf-8")
-        (near / "sse.py").write_text("#" * (L["source_bytes"] - 1), "utf-8")
-        rows.append(
-            "| every big file just under its cap | {:.0f} ms | {:.0f} MB |".format(
-                *_scaled(probe(near))
+        shutil.rmtree(folder)
+    rows += ["", "Caps: " + ", ".join(f"{k} {v:,}" for k, v in cap.items() if "archive" not in k)]
+    return rows
+
+
+def _huge_log(folder: Path) -> None:
+    shutil.copytree(SUBMISSION, folder)
+    with open(folder / "server.log", "wb") as handle:
+        handle.truncate(1 << 30)  # sparse
+
+
+# -- 5. growth -------------------------------------------------------------------------
+
+
+def growth(venv: Venv, work: Path) -> list[str]:
+    rows = ["| file | size | bytes | parse + validate | per unit |", "|---|---|---|---|---|"]
+    for kind, unit, counts in (
+        ("sse_raw.txt", "event", (100, 1_000, 4_096, 40_000)),
+        ("server.log", "line", (1_000, 10_000, 100_000, 200_000)),
+    ):
+        got = venv.run(["growth", kind, str(SUBMISSION), *map(str, counts)], str(work))
+        for row in got["rows"]:
+            per = row["seconds"] / row["count"] * 1e6
+            rows.append(
+                f"| {kind} | {row['count']:,} {unit}s | {row['bytes']:,} | "
+                f"{row['seconds'] * 1e3:.1f} ms | {per:.2f} µs |"
             )
-        )
-        huge = Path(tmp) / "huge"
-        shutil.copytree(SAMPLE, huge)
-        with open(huge / "server.log", "wb") as handle:
-            handle.truncate(1 << 30)  # a sparse 1 GB file
-        rows.append(
-            "| server.log of 1 GB (refused) | {:.0f} ms | {:.0f} MB |".format(*_scaled(probe(huge)))
-        )
     return rows
 
 
-def _scaled(measured: tuple[float, int]) -> tuple[float, float]:
-    seconds, rss_kb = measured
-    return seconds * 1000, rss_kb / 1024
-
-
-def growth(repeat: int) -> list[str]:
-    from checks import LAB, SCHEMAS
-    from checks.formats.chat_stream import chat_stream
-    from grader.limits import Limits
-
-    parse = chat_stream(SCHEMAS["sse_chunk"])
-    limits = Limits(file_bytes=1 << 31, lab={**LAB.limits, "sse_events": 10**7})
-    lines = (SAMPLE / "sse_raw.txt").read_text("utf-8").split("\n\n")
-    rows = ["| events | bytes | parse + validate | per event |", "|---|---|---|---|"]
-    for events in (100, 10_000, 100_000):
-        text = lines[0] + "\n\n" + (lines[1] + "\n\n") * events + "data: [DONE]\n"
-        samples = []
-        for _ in range(max(1, repeat // (events // 100 or 1) if events > 100 else repeat)):
-            start = time.perf_counter()
-            parse(text, "sse_raw.txt", limits)
-            samples.append(time.perf_counter() - start)
-        median, _ = spread(samples)
-        per_event = median / events * 1e6
-        rows.append(f"| {events:,} | {len(text):,} | {median * 1e3:.1f} ms | {per_event:.1f} µs |")
-    return rows
+# -- the report ------------------------------------------------------------------------
 
 
 def machine() -> str:
@@ -273,43 +461,71 @@ def machine() -> str:
                 break
     except OSError:
         pass
+    memory = ""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory = f", {int(line.split()[1]) / 2**20:.0f} GiB"
+                break
+    except OSError:
+        pass
     system = f"{platform.system()} {platform.machine()}"
-    return f"{system}, {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}"
+    return (
+        f"{system}, {os.cpu_count()} cores ({cpu}){memory}, Python {platform.python_version()}"
+        " (the workplace's `python` machine kind, shared with other sessions' work)"
+    )
+
+
+def load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument(
-        "--batch", type=int, default=10_000, help="submissions for the batch figure"
-    )
-    parser.add_argument("--quick", action="store_true", help="fewer repeats, small batch")
-    parser.add_argument(
-        "--no-write", action="store_true", help="print only; don't write docs/benchmarks.md"
-    )
+    parser.add_argument("--venv", type=Path, help="keep the venv here (built if missing)")
+    parser.add_argument("--reinstall", action="store_true", help="reinstall into --venv")
+    parser.add_argument("--rounds", type=int, default=30, help="rounds of the cold start")
+    parser.add_argument("--batch", type=int, default=2_000, help="students in the class")
+    parser.add_argument("--batch-rounds", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="few rounds, a class of 200")
+    parser.add_argument("--only", nargs="+", type=int, choices=range(1, 6), metavar="N")
+    parser.add_argument("--no-write", action="store_true", help="don't write docs/benchmarks.md")
     args = parser.parse_args()
     if args.quick:
-        args.repeat, args.batch = 5, 200
-    sections: list[tuple[str, Callable[[], list[str]]]] = [
-        ("1. Cold start, whole process", lambda: cold_start(args.repeat)),
-        ("2. In-process, per submission", lambda: in_process(args.repeat * 3)),
-        ("3. Batch throughput", lambda: batch(args.batch)),
-        ("4. Memory and refusal", memory),
-        ("5. Growth with sse_raw.txt size", lambda: growth(args.repeat)),
-    ]
-    out = [
-        "# Benchmarks",
-        "",
-        f"Machine: {machine()}.",
-        f"Command: `python bench/run.py --repeat {args.repeat} --batch {args.batch}`.",
-        "",
-    ]
-    for title, run in sections:
-        print(f"## {title}", flush=True)
-        rows = run()
-        print("\n".join(rows), "\n", flush=True)
-        out += [f"## {title}", "", *rows, ""]
-    if not args.no_write:
+        args.rounds, args.batch, args.batch_rounds = 8, 200, 1
+    with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
+        work = Path(tmp)
+        venv = Venv.build(args.venv or work / "venv", args.reinstall)
+        load_before = load()
+        sections: list[tuple[str, Callable[[], list[str]]]] = [
+            ("1. Cold start, whole process", lambda: cold_start(venv, args.rounds, work)),
+            ("2. In process, per submission", lambda: in_process(venv, args.rounds * 3, work)),
+            ("3. Batch throughput, distinct honest submissions",
+             lambda: batch(venv, args.batch, args.batch_rounds, work)),
+            ("4. Near the caps: time and peak memory", lambda: memory(venv, work)),
+            ("5. Growth with input size", lambda: growth(venv, work)),
+        ]  # fmt: skip
+        out = [
+            "# Benchmarks",
+            "",
+            f"Machine: {machine()}.",
+            f"Installed as a user installs it: {venv.describe()}.",
+            f"Command: `python bench/run.py --rounds {args.rounds} --batch {args.batch}`"
+            f" (`--batch-rounds {args.batch_rounds}`).",
+            "",
+        ]
+        for number, (title, run) in enumerate(sections, 1):
+            if args.only and number not in args.only:
+                continue
+            print(f"## {title}", flush=True)
+            rows = run()
+            print("\n".join(rows), "\n", flush=True)
+            out += [f"## {title}", "", *rows, ""]
+        out.insert(4, f"Load average (1, 5, 15 min): {load_before} before, {load()} after.")
+    if not args.no_write and not args.only:
         (ROOT / "docs" / "benchmarks.md").write_text("\n".join(out), "utf-8")
     return 0
 

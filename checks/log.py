@@ -16,11 +16,12 @@ the log itself must first be shown to be what llama-server wrote during this run
 
 from __future__ import annotations
 
-from statistics import median
+import bisect
 from typing import Any
 
 from checks.evidence import blocks, resolution
 from checks.formats.llama_log import Cancel, Figures, ServerLog, TaskTiming
+from checks.numbers import median
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
 from grader.problems import Term
@@ -181,13 +182,14 @@ def _placement_problem(log: ServerLog) -> Fail | None:
                     what=_kind(event),
                     others=prefixed,
                 )
+    lines = [e.line for e in events]
     for end in log.ends:
-        run = log.run_of(end)
-        for event in events:
-            if event.line > end and log.run_of(event.line) == run:
-                return Fail(
-                    "after_end", found=event.line, line=event.line, end=end, what=_kind(event)
-                )
+        # runs only move forward with the line: the first event after the end is the one
+        # to look at; if it is in a later run, no event of this run follows the end
+        at = bisect.bisect_right(lines, end)
+        if at < len(events) and log.run_of(lines[at]) == log.run_of(end):
+            event = events[at]
+            return Fail("after_end", found=event.line, line=event.line, end=end, what=_kind(event))
     return None
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 def close(a: float, b: float, abs_tol: float, rel_tol: float = 0.0) -> bool:
@@ -24,6 +24,12 @@ def medians(values: Sequence[float]) -> list[float]:
         return [ordered[n // 2]]
     low, high = ordered[n // 2 - 1], ordered[n // 2]
     return [low, high, (low + high) / 2]
+
+
+def median(values: Iterable[float]) -> float:
+    """The median as `statistics.median` gives it (the mean of the middle two for an even
+    count), without importing statistics (and fractions, decimal, random) on every run."""
+    return medians(sorted(values))[-1]
 
 
 def entry_for(entries: Sequence[dict], docs: int) -> tuple[int, dict] | None:

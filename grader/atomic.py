@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 
 TEMPORARY_PREFIX, TEMPORARY_SUFFIX = ".tmp-", ".part"
 
@@ -24,7 +23,7 @@ def write_atomic(path: str, data: bytes) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
-        name = f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}{TEMPORARY_SUFFIX}"
+        name = f"{TEMPORARY_PREFIX}{os.urandom(8).hex()}{TEMPORARY_SUFFIX}"  # secrets.token_hex
         temporary = os.path.join(folder, name)
         try:
             handle = os.open(temporary, flags, 0o666)

@@ -50,7 +50,6 @@ The command line is `grader.batch_cli`; its exit status is `BatchReport.exit_cod
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 import time
@@ -76,6 +75,7 @@ from grader.discovery import Discovery, Found
 from grader.exits import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED
 from grader.faults import OutputError, write_output
 from grader.gradebook import gradebook_csv, summary_dict
+from grader.jsontext import dumps_indented
 from grader.outdir import claim
 from grader.progress import Progress
 from grader.visible import visible_data
@@ -275,11 +275,11 @@ def _write_outputs(
     archives: Sequence[dict[str, Any]],
     options: _Options,
 ) -> None:
-    integrity = _integrity(out, options.lab_ref)
+    integrity = _integrity(out, rows, options.lab_ref)
     cells = integrity_cells(integrity)
     write_output(os.path.join(out, "gradebook.csv"), gradebook_csv(rows, check_ids, cells))
     summary = visible_data(summary_dict(rows, check_ids, archives, integrity))
-    text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+    text = dumps_indented(summary) + "\n"
     write_output(os.path.join(out, "summary.json"), text.encode("utf-8"))
     if options.html is not None:
         from pathlib import Path
@@ -293,13 +293,19 @@ def _write_outputs(
             raise OutputError.of(options.html, exc) from None
 
 
-def _integrity(out: str, lab_ref: str) -> dict[str, Any]:
-    """The class's integrity flags and pairs, from the results the batch wrote."""
+def _integrity(out: str, rows: Sequence[Row], lab_ref: str) -> dict[str, Any]:
+    """The class's integrity flags and pairs, over every result in `out`: this batch's
+    (their rows carry them) and any other result file there, read."""
     from grader.class_report.integrity import class_integrity
     from grader.class_report.results import read_results
     from grader.class_report.spec import spec_of
 
-    students, _ = read_results(out)
+    known = {row.id + ".json": row.student for row in rows if row.student is not None}
+    names = os.listdir(os.path.join(out, "results"))
+    if all(n in known for n in names if n.endswith(".json") and not n.startswith(".")):
+        students = [student for _, student in sorted(known.items())]
+    else:  # results of submissions this batch did not see: read them all, as before
+        students, _ = read_results(out)
     return class_integrity(students, spec_of(lab_ref))
 
 

@@ -20,8 +20,9 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from grader.batch_rows import Row, row_of
+from grader.batch_rows import Row, row_of, student_of
 from grader.faults import write_output
+from grader.result import Result
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,14 @@ def _save(grading: Grading, task: Task, result: Any) -> Row:
 
     path = os.path.join(grading.results, task.id + ".json")
     shown = visible_result(result)  # what the file holds, as --resume will read it back
-    write_output(path, shown.to_json().encode("utf-8"))  # OutputError stops the batch
-    return dataclasses.replace(row_of(task.id, shown), source=task.source, note=task.note)
+    text = shown.to_json()
+    write_output(path, text.encode("utf-8"))  # OutputError stops the batch
+    # the student the integrity findings read, from the very text written (as a reader
+    # of the file gets it), but without reading it back and validating it again
+    student = student_of(task.id, Result.from_own_json(text))
+    return dataclasses.replace(
+        row_of(task.id, shown), source=task.source, note=task.note, student=student
+    )
 
 
 def refusals(grading: Grading, task: Task) -> dict[str, Any]:

@@ -1,12 +1,15 @@
 """A crash-isolating process pool: the batch's workers, started once, reused, replaced.
 
 `Workers.run(tasks, on_row)` runs `work(task)` on `jobs` worker processes (in this
-process for `jobs=1`) and calls `on_row` with each result as it comes, in a window of
-4 tasks per worker. A worker that dies (a crash, an out-of-memory kill) breaks the pool:
-the tasks that were in flight are run again one by one, each alone in a fresh worker, so
+process for `jobs=1`) and calls `on_row` with each result as it comes. Tasks travel in
+chunks of up to `CHUNK` (one round trip to a worker per chunk, not per task: a task's
+own round trip cost about as much as grading a small submission), 2 chunks in flight
+per worker. A worker that dies (a crash, an out-of-memory kill) breaks the pool: the
+tasks that were in flight are run again one by one, each alone in a fresh worker, so
 only the one that kills its worker gets `crashed(task)`, and the batch goes on with a new
-pool. An exception of the pool's own (`failed(task, exc)`) costs only its task; one of
-`fatal` (a full disk) stops everything, after the pool is stopped.
+pool. An exception of the pool's own costs only its task (`failed(task, exc)`, when the
+task is run again alone); one of `fatal` (a full disk) stops everything, after the pool
+is stopped.
 
 Each worker runs `initializer(*initargs, True, parent)` first: `True` says it runs in a
 pool, `parent` is the pid it must die with (None under forkserver, whose workers die
@@ -25,6 +28,14 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+CHUNK = 8
+"""Most tasks sent to a worker at once (fewer when there are few tasks per worker)."""
+
+
+def _run_chunk(work: Callable[[T], R], chunk: list[T]) -> list[R]:
+    """What a worker does with a chunk: each task in turn."""
+    return [work(task) for task in chunk]
 
 
 def _start_method(mp_context: Any) -> str:
@@ -99,22 +110,24 @@ class Workers(Generic[T, R]):
 
     def _round(self, pending: deque[T], on_row: Callable[[R], None]) -> list[T]:
         """Grade from `pending` until it is empty or the pool breaks; returns the tasks
-        that were in flight when it broke."""
+        that were in flight when it broke (or whose chunk raised: each is run again alone,
+        where its own exception is its own)."""
         if self._executor is None:
             self._executor = self._pool(self.jobs)
         executor = self._executor
-        window = self.jobs * 4  # keeps workers busy; bounds the work a crash puts in doubt
-        inflight: dict[Future[R], T] = {}
+        window = self.jobs * 2  # chunks: keeps workers busy; bounds the work a crash puts in doubt
+        size = max(1, min(CHUNK, len(pending) // (self.jobs * 4)))
+        inflight: dict[Future[list[R]], list[T]] = {}
         broken = False
         suspects: list[T] = []
         try:
             while not broken and (pending or inflight):
                 while pending and len(inflight) < window:
-                    task = pending.popleft()
+                    chunk = [pending.popleft() for _ in range(min(size, len(pending)))]
                     try:
-                        inflight[executor.submit(self.work, task)] = task
+                        inflight[executor.submit(_run_chunk, self.work, chunk)] = chunk
                     except BrokenProcessPool:
-                        pending.appendleft(task)
+                        pending.extendleft(reversed(chunk))
                         broken = True
                         break
                 if not inflight:
@@ -125,16 +138,15 @@ class Workers(Generic[T, R]):
                 if broken:  # every other future of this pool fails too: collect them all
                     done, _ = wait(inflight)
                 for future in _in_order(done, inflight):
-                    task = inflight.pop(future)
+                    chunk = inflight.pop(future)
                     error = future.exception()
-                    if isinstance(error, BrokenProcessPool):
-                        suspects.append(task)
-                    elif isinstance(error, self.fatal):
+                    if isinstance(error, self.fatal):
                         raise error
                     elif error is not None:
-                        on_row(self.failed(task, error))
+                        suspects.extend(chunk)
                     else:
-                        on_row(future.result())
+                        for row in future.result():
+                            on_row(row)
         except BaseException:
             self.close()
             raise
@@ -144,6 +156,6 @@ class Workers(Generic[T, R]):
         return suspects
 
 
-def _in_order(done: Iterable[Future[R]], inflight: dict[Future[R], T]) -> list[Future[R]]:
+def _in_order(done: Iterable[Future[R]], inflight: dict[Future[R], Any]) -> list[Future[R]]:
     order = {future: i for i, future in enumerate(inflight)}
     return sorted(done, key=lambda f: order[f])

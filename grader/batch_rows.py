@@ -15,7 +15,8 @@ an older grader, or from before the digest existed, is graded again.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from grader.result import NotAResult, Result, read_result
 from grader.visible import visible
@@ -34,6 +35,10 @@ class Row:
     grader_error: bool = False  # the grader failed here (a check crashed, a worker died)
     source: str = ""  # the submission's path as found (archive path/inner path)
     note: str = ""  # what the batch noticed (files left out of an archive, duplicates)
+    student: Any = field(default=None, compare=False, repr=False)
+    """The result as the class report reads it back (`grader.class_report.results.Student`),
+    made where the result is written, so the batch's integrity findings need no second
+    reading of every result file."""
 
 
 def row_of(task_id: str, result: Result) -> Row:
@@ -68,4 +73,11 @@ def read_back(results: str, task_id: str, source: str, digest: str | None) -> Ro
         return None
     if result.submission != visible(source) or result.input_digest != digest:
         return None
-    return replace(row_of(task_id, result), source=source)
+    return replace(row_of(task_id, result), source=source, student=student_of(task_id, result))
+
+
+def student_of(task_id: str, result: Result) -> Any:
+    """The class report's `Student` of a result as written (its visible form)."""
+    from grader.class_report.results import student_from
+
+    return student_from(task_id, result)

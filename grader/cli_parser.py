@@ -25,7 +25,6 @@ from typing import Any
 
 from grader.i18n import LANGUAGES
 from grader.problems import Param
-from grader.render.wrap import cells, wrap
 
 ARGPARSE_WORDS: dict[str, tuple[str, Mapping[str, str]]] = {
     # msgid -> (key in `[argparse]`, catalog placeholder -> argparse's own % specifier)
@@ -123,6 +122,10 @@ class HelpFormatter(argparse.HelpFormatter):
         "usage: " takes beyond its characters (`使い方: ` is 5 characters, 8 columns)."""
         text = super()._format_usage(usage, actions, groups, prefix)
         shown = argparse._("usage: ") if prefix is None else prefix  # type: ignore[attr-defined]
+        if shown.isascii():  # one column a character (argparse formats this on every run)
+            return text
+        from grader.render.wrap import cells
+
         extra = cells(shown) - len(shown)
         if extra <= 0:
             return text
@@ -131,10 +134,16 @@ class HelpFormatter(argparse.HelpFormatter):
             [first, *((" " * extra + line) if line.strip() else line for line in rest)]
         )
 
+    # grader.render.wrap is imported only when help is shown: `grader check --format json`
+    # needs none of it (its regex of CJK ranges and unicodedata: ≈3 ms of a cold start)
     def _split_lines(self, text: str, width: int) -> list[str]:
+        from grader.render.wrap import wrap
+
         return wrap(" ".join(text.split()), width)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
+        from grader.render.wrap import wrap
+
         return "\n".join(wrap(" ".join(text.split()), width, indent))
 
 

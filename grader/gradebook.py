@@ -93,20 +93,23 @@ def summary_dict(
             "max": _round(scores[-1]),
             "mean": _round(sum(scores) / len(scores)),
         }
+    # each row's statuses by check id, once (the first of an id, as a row is read): the
+    # summary is linear in checks × rows, not checks² × rows
+    statuses = [(row.id, dict(reversed([(c, s) for c, s, _ in row.checks]))) for row in graded]
     checks: dict[str, Any] = {}
     for cid in check_ids:
         counts = dict.fromkeys(STATUSES, 0)
         failed: list[str] = []
         errored: list[str] = []
-        for row in graded:
-            status = next((s for c, s, _ in row.checks if c == cid), None)
+        for row_id, of_row in statuses:
+            status = of_row.get(cid)
             if status is None:
                 continue
             counts[status] += 1
             if status == "failed":
-                failed.append(row.id)
+                failed.append(row_id)
             elif status == "error":
-                errored.append(row.id)
+                errored.append(row_id)
         ran = sum(counts.values())
         checks[cid] = {
             "pass_rate": _round(counts["passed"] / ran) if ran else None,

@@ -17,7 +17,7 @@ from typing import Any
 
 from grader.package_data import package_file
 from grader.problems import Param, Term, TitleOf
-from grader.tomlfile import loads
+from grader.tomlfile import load_cached
 from grader.visible import visible
 
 LANGUAGES = ("en", "ja", "ko", "zh")
@@ -42,7 +42,7 @@ def catalog_file(package: str, lang: str) -> dict[str, str]:
     if not os.path.isfile(path):
         return {}
     with open(path, encoding="utf-8") as handle:
-        return _flatten(loads(handle.read()))
+        return _flatten(load_cached(handle.read(), path))
 
 
 def format_value(value: Param) -> str:

@@ -191,12 +191,14 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data, keys in declaration order (schema_version first)."""
-        data = dataclasses.asdict(self)
+        data = _plain(self)
         return {"schema_version": data.pop("schema_version"), **data}
 
     def to_json(self) -> str:
         """The JSON document: stable key order, no timestamps, newline at the end."""
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        from grader.jsontext import dumps_indented
+
+        return dumps_indented(self.to_dict(), allow_nan=False) + "\n"
 
     @classmethod
     def from_dict(cls, data: Any) -> Result:
@@ -211,6 +213,16 @@ class Result:
 
             first = problems[0]
             raise NotAResult(Catalog("en", ("grader",)).text(first.message_id, first.params))
+        return cls._of(data)
+
+    @classmethod
+    def from_own_json(cls, text: str) -> Result:
+        """The result of a JSON text `to_json` just gave (valid by construction, so not
+        validated again): the values exactly as a reader of the file gets them."""
+        return cls._of(json.loads(text))
+
+    @classmethod
+    def _of(cls, data: dict[str, Any]) -> Result:
         return cls(
             **{
                 **data,
@@ -231,6 +243,34 @@ class Result:
         except JsonError as exc:
             raise NotAResult(f"not strict JSON ({exc.problem.message_id})") from None
         return cls.from_dict(data)
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Each dataclass met, with its fields in declaration order, as `asdict` walks them."""
+
+
+def _plain(value: Any) -> Any:
+    """What `dataclasses.asdict` gives, without its cost: asdict deep-copies every leaf
+    (`copy.deepcopy` of each string and number), most of a result's rendering time; the
+    leaves of a result are JSON values, immutable, so only the containers are copied."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is dict:
+        return {key: _plain(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return kind(_plain(item) for item in value)
+    names = _FIELD_NAMES.get(kind)
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return kind(_plain(item) for item in value)
+    return value
 
 
 class NotAResult(ValueError):

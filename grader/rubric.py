@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from grader.limits import ENGINE_LIMITS, Limits
-from grader.package_data import read_text
+from grader.package_data import package_file, read_text
 from grader.params import POINTS, Choice, Flag, Integer, ParamSpec
 from grader.problems import Param
-from grader.tomlfile import TOMLDecodeError, loads
+from grader.tomlfile import TOMLDecodeError, load_cached, loads
 
 LIMIT_SPEC = Integer(1, 1 << 53)
 VISIBILITY = Choice(("visible", "hidden", "after_due_date", "after_published"))
@@ -280,11 +280,13 @@ def parse_rubric(
     params: Mapping[str, Mapping[str, ParamSpec]] | None = None,
     lab: str | None = None,
     lab_limits: Mapping[str, int] | None = None,
+    shipped: str | None = None,
 ) -> Rubric:
     """Parse and validate a rubric against the lab's check ids (and their parameters,
-    its name and its own limits, when given)."""
+    its name and its own limits, when given); `shipped`: the path of the package's file
+    the text is, whose JSON copy may be read instead (`grader.tomlfile`)."""
     try:
-        data = loads(text)
+        data = loads(text) if shipped is None else load_cached(text, shipped)
     except TOMLDecodeError as exc:
         raise RubricError("rubric.not_toml", {"source": source, "detail": str(exc)}) from None
     validate(data, source, check_ids, params, lab, lab_limits)
@@ -332,8 +334,10 @@ def load_rubric(
 ) -> Rubric:
     """The rubric at `path`, or the lab's own (`package`/`filename`) when `path` is None."""
     if path is None:
+        shipped = package_file(package, filename)
         text = read_text(package, filename)
-        return parse_rubric(text, f"{package}/{filename}", check_ids, params, lab, lab_limits)
+        source = f"{package}/{filename}"
+        return parse_rubric(text, source, check_ids, params, lab, lab_limits, shipped)
     return parse_rubric(read_rubric_text(path), path, check_ids, params, lab, lab_limits)
 
 

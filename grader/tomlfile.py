@@ -1,17 +1,64 @@
-"""TOML reading for Python 3.10 (tomli) and 3.11+ (tomllib), the one place that differs."""
+"""TOML reading: tomllib (tomli on Python 3.10), and the JSON caches of the TOML files a
+package ships.
+
+Parsing the message catalogs with tomllib was ≈10% of a cold `grader check` (tomllib is
+pure Python, and importing it pulls in `datetime`); so each TOML file a package ships has
+a JSON copy beside it (`en.toml` → `en.toml.json`), written by
+`scripts/write_toml_caches.py`, never by hand, holding the TOML text's sha256 and its
+data. `load_cached` uses the copy only when it was made from this very text, so a stale
+or missing copy costs time, never a wrong value; `tests/test_toml_caches.py` fails when
+a copy is out of date.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+CACHE_SUFFIX = ".json"
+"""A TOML file's JSON copy is the file's name with this appended."""
 
-TOMLDecodeError = tomllib.TOMLDecodeError
+
+class TOMLDecodeError(ValueError):
+    """The text is not TOML (tomllib's error, without importing tomllib to catch it)."""
 
 
 def loads(text: str) -> dict[str, Any]:
-    return tomllib.loads(text)
+    """The data of a TOML text; raises `TOMLDecodeError`."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise TOMLDecodeError(str(exc)) from None
+
+
+def text_digest(text: str) -> str:
+    """What a JSON copy records of the TOML text it was made from."""
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def load_cached(text: str, toml_path: str) -> dict[str, Any]:
+    """`loads(text)`, read from the JSON copy of the file at `toml_path` when that copy
+    was made from `text`."""
+    try:
+        with open(toml_path + CACHE_SUFFIX, "rb") as handle:
+            stored = json.loads(handle.read())
+    except (OSError, ValueError):
+        stored = None
+    if isinstance(stored, dict) and stored.get("sha256") == text_digest(text):
+        data = stored.get("data")
+        if isinstance(data, dict):
+            return data
+    return loads(text)
+
+
+def cache_text(text: str) -> str:
+    """The JSON copy of a TOML text, as `scripts/write_toml_caches.py` writes it."""
+    data = loads(text)
+    copy = {"sha256": text_digest(text), "data": data}
+    return json.dumps(copy, ensure_ascii=False, allow_nan=False, indent=1) + "\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.numbers import medians
+from checks.numbers import median, medians
 from checks.sentence import first_sentence
 from tests.conftest import check_of
 
@@ -36,6 +36,13 @@ def test_median_of_five_is_the_third_sorted_value() -> None:
 
 def test_median_of_an_even_count_accepts_either_middle_or_their_mean() -> None:
     assert medians([1, 2, 3, 4]) == [2, 3, 2.5]
+
+
+@pytest.mark.parametrize("values", [[5.0], [3.1, 1.2], [0.2, 0.1, 0.3], [4, 1, 3, 2], [1e-9, 7.5]])
+def test_the_ordinary_median_is_the_one_statistics_gives(values: list[float]) -> None:
+    import statistics
+
+    assert median(iter(values)) == statistics.median(values)
 
 
 def edit(path: Path, change) -> None:
@@ -125,3 +132,16 @@ def test_sse_py_with_an_absurd_default_fails_cleanly(
         path.read_text("utf-8").replace("raw_out=None):", f"raw_out={default}):", 1), "utf-8"
     )
     assert check_of(grade_folder(submission), "sse_py.static").status == "failed"
+
+
+def test_a_task_line_after_the_servers_end_of_run_line_fails_the_log(
+    grade_folder, submission: Path
+) -> None:
+    log = submission / "server.log"
+    lines = log.read_text("utf-8").splitlines(True)
+    end = lines.pop()  # "cleaning up before exit", moved before the last task's launch
+    launch = max(i for i, line in enumerate(lines) if "processing task" in line)
+    log.write_text("".join([*lines[:launch], end, *lines[launch:]]), "utf-8")
+    check = check_of(grade_folder(submission), "log.intact")
+    assert check.status == "failed" and check.message_id == "log.intact.after_end"
+    assert check.found == launch + 2

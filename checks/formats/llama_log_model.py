@@ -133,7 +133,11 @@ class ServerLog:
     def run_of(self, line: int) -> int:
         """Which server run `line` belongs to: the number of runs started at or before it
         (0 for lines before any start-up line)."""
-        return bisect.bisect_right([s.line for s in self.starts], line)
+        return bisect.bisect_right(self._start_lines, line)
+
+    @cached_property
+    def _start_lines(self) -> list[int]:
+        return [s.line for s in self.starts]
 
     def events(self) -> list[Event]:
         """Every task event (launch, timing, cancel, release), in line order."""
@@ -148,6 +152,16 @@ class ServerLog:
             lines, found = index.setdefault(release.task, ([], []))
             lines.append(release.line)
             found.append(release)
+        return index
+
+    @cached_property
+    def _launches_by_task(self) -> dict[int, tuple[list[int], list[Launch]]]:
+        """Per task, the launch lines (ascending) and launches, for O(log n) look-ups."""
+        index: dict[int, tuple[list[int], list[Launch]]] = {}
+        for launch in self.launches:
+            lines, found = index.setdefault(launch.task, ([], []))
+            lines.append(launch.line)
+            found.append(launch)
         return index
 
     def release_of(self, task: int, *, near_line: int | None = None) -> Release | None:
@@ -173,13 +187,14 @@ class ServerLog:
 
     def launch_of(self, task: int, *, near_line: int) -> Launch | None:
         """The launch of `task` in the same server run, last before `near_line`."""
-        run = self.run_of(near_line)
-        found = [
-            launch
-            for launch in self.launches
-            if launch.task == task and launch.line <= near_line and self.run_of(launch.line) == run
-        ]
-        return found[-1] if found else None
+        lines, found = self._launches_by_task.get(task, ((), ()))
+        at = bisect.bisect_right(lines, near_line)
+        if at == 0:
+            return None
+        # runs only move forward with the line: if the last launch before `near_line` is
+        # in an earlier run, so is every one before it
+        launch = found[at - 1]
+        return launch if self.run_of(launch.line) == self.run_of(near_line) else None
 
     def unfinished(self) -> list[Cancel | Release]:
         """The evidence of tasks that ended before they finished, in log order: the

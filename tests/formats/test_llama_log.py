@@ -657,3 +657,34 @@ def test_a_start_up_line_after_tasks_begins_a_new_run() -> None:
 def test_end_of_run_line_is_recorded() -> None:
     log = scan_log("0.54.017.203 I srv    operator(): operator(): cleaning up before exit...\n")
     assert log.ends == (1,)
+
+
+def _two_runs(tasks_in_first: list[int], tasks_in_second: list[int]) -> ServerLog:
+    """A log of two server runs (start lines 1 and 100), one launch per task given."""
+    from checks.formats.llama_log import Launch, ServerStart
+
+    launches = [Launch(line=10 + i, task=t) for i, t in enumerate(tasks_in_first)]
+    launches += [Launch(line=110 + i, task=t) for i, t in enumerate(tasks_in_second)]
+    return ServerLog(
+        line_count=200,
+        timings=(),
+        cancels=(),
+        releases=(),
+        truncated=False,
+        launches=tuple(launches),
+        starts=(ServerStart(line=1), ServerStart(line=100)),
+    )
+
+
+def test_launch_of_is_the_tasks_last_launch_before_the_line_in_its_run() -> None:
+    log = _two_runs([5, 7, 5], [5])
+    assert log.launch_of(5, near_line=50).line == 12  # type: ignore[union-attr]
+    assert log.launch_of(5, near_line=11).line == 10  # type: ignore[union-attr]
+    assert log.launch_of(5, near_line=150).line == 110  # type: ignore[union-attr]
+
+
+def test_launch_of_a_task_launched_only_in_an_earlier_run_is_none() -> None:
+    log = _two_runs([7], [5])
+    assert log.launch_of(7, near_line=150) is None
+    assert log.launch_of(5, near_line=105) is None
+    assert log.launch_of(9, near_line=150) is None

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Write the JSON copy of every TOML file the packages ship (`grader.tomlfile`): the
+message catalogs of the engine and of the lab, and the lab's rubric.
+
+Run after editing any of them (`tests/test_toml_caches.py` fails until then); the
+grader reads a copy only when it was made from the TOML text beside it, so a stale copy
+is slower, never wrong. Usage: python scripts/write_toml_caches.py [--check]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grader.tomlfile import CACHE_SUFFIX, cache_text  # noqa: E402
+
+SHIPPED = ("grader/messages/*.toml", "checks/messages/*.toml", "checks/*.toml")
+"""The TOML files the wheel ships (pyproject's package-data), as globs from the root."""
+
+
+def shipped_toml() -> list[Path]:
+    return sorted(p for pattern in SHIPPED for p in ROOT.glob(pattern))
+
+
+def stale() -> list[Path]:
+    """The TOML files whose JSON copy is missing or not what `cache_text` gives now."""
+    found = []
+    for path in shipped_toml():
+        copy = path.with_name(path.name + CACHE_SUFFIX)
+        want = cache_text(path.read_text("utf-8"))
+        if not copy.is_file() or copy.read_text("utf-8") != want:
+            found.append(path)
+    return found
+
+
+def main(argv: list[str]) -> int:
+    if "--check" in argv:
+        out = stale()
+        for path in out:
+            print(f"stale: {path.relative_to(ROOT)}")
+        return 1 if out else 0
+    for path in shipped_toml():
+        copy = path.with_name(path.name + CACHE_SUFFIX)
+        copy.write_text(cache_text(path.read_text("utf-8")), "utf-8")
+        print(f"wrote {copy.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

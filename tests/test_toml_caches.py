@@ -1,0 +1,63 @@
+"""The JSON copies of the shipped TOML files (`grader.tomlfile`): current, and never
+trusted when they are not."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.tomlfile import CACHE_SUFFIX, TOMLDecodeError, cache_text, load_cached, loads
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from write_toml_caches import shipped_toml  # noqa: E402
+
+
+def test_every_shipped_toml_file_has_a_current_json_copy() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "write_toml_caches.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, "run scripts/write_toml_caches.py:\n" + done.stdout
+
+
+@pytest.mark.parametrize("path", shipped_toml(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_json_copy_holds_what_tomllib_reads(path: Path) -> None:
+    text = path.read_text("utf-8")
+    copy = json.loads(path.with_name(path.name + CACHE_SUFFIX).read_text("utf-8"))
+    assert copy["data"] == loads(text)
+
+
+def test_a_copy_made_from_another_text_is_not_used(tmp_path: Path) -> None:
+    toml = tmp_path / "m.toml"
+    toml.write_text('a = "new"\n', "utf-8")
+    (tmp_path / ("m.toml" + CACHE_SUFFIX)).write_text(cache_text('a = "old"\n'), "utf-8")
+    assert load_cached(toml.read_text("utf-8"), str(toml)) == {"a": "new"}
+
+
+def test_a_current_copy_is_read_instead_of_the_toml(tmp_path: Path) -> None:
+    toml = tmp_path / "m.toml"
+    text = 'a = "toml"\n'
+    toml.write_text(text, "utf-8")
+    copy = json.loads(cache_text(text))
+    copy["data"] = {"a": "from the copy"}
+    (tmp_path / ("m.toml" + CACHE_SUFFIX)).write_text(json.dumps(copy), "utf-8")
+    assert load_cached(text, str(toml)) == {"a": "from the copy"}
+
+
+def test_a_missing_or_broken_copy_falls_back_to_the_toml(tmp_path: Path) -> None:
+    toml = tmp_path / "m.toml"
+    toml.write_text("a = 1\n", "utf-8")
+    assert load_cached("a = 1\n", str(toml)) == {"a": 1}
+    (tmp_path / ("m.toml" + CACHE_SUFFIX)).write_text("{not json", "utf-8")
+    assert load_cached("a = 1\n", str(toml)) == {"a": 1}
+
+
+def test_text_that_is_not_toml_raises_the_modules_own_error() -> None:
+    with pytest.raises(TOMLDecodeError):
+        loads("a = = 1")
