@@ -125,7 +125,10 @@ def _parser(argv: Sequence[str], lab: Any, catalog: Any) -> argparse.ArgumentPar
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in (_check_command(lab), *cli_lab.COMMANDS.values()):
         build(sub, command, catalog)
-    first = next((a for a in argv if not a.startswith("-")), None)
+    # the command is the first word that names one: in `grader --lang ja batch`, `ja`
+    # is an option's value, and a folder named `batch` comes after its command
+    names = {"check", *cli_lab.COMMANDS, *_HEAVY}
+    first = next((a for a in argv if a in names), None)
     for name, summary in _HEAVY.items():
         if first == name:
             build(sub, _heavy(name).COMMAND, catalog)

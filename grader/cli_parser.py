@@ -134,6 +134,20 @@ class HelpFormatter(argparse.HelpFormatter):
             [first, *((" " * extra + line) if line.strip() else line for line in rest)]
         )
 
+    def start_section(self, heading: Any) -> None:
+        self._headings = [*getattr(self, "_headings", ()), heading]
+        super().start_section(heading)
+
+    def format_help(self) -> str:
+        """argparse's help, its section headings followed by the language's colon
+        (`选项：`): argparse writes an ASCII `:` after each, whatever the language."""
+        text = super().format_help()
+        catalog = _SPOKEN[-1] if _SPOKEN else None
+        for heading in getattr(self, "_headings", ()) if catalog is not None else ():
+            spoken = str(catalog.text("render.labelled", {"label": heading, "value": ""}))
+            text = text.replace(f"\n{heading}:\n", f"\n{spoken.rstrip()}\n")
+        return text
+
     # grader.render.wrap is imported only when help is shown: `grader check --format json`
     # needs none of it (its regex of CJK ranges and unicodedata: ≈3 ms of a cold start)
     def _split_lines(self, text: str, width: int) -> list[str]:

@@ -59,7 +59,7 @@ def explain(
     artifacts = {f"{a.name}.schema": a for a in lab.artifacts}
     spec = artifacts.get(check_id)
     chk = next((c for c in lab.checks if c.id == check_id), None)
-    out = [f"{check_id} — {_title(lab, check_id, catalog)}"]
+    out = wrap(f"{check_id} — {_title(lab, check_id, catalog)}", width, "  ", first="")
     out += wrap(_facts(lab, check_id, chk, catalog, settings[check_id]), width, "  ")
     for part in PARTS:
         text = catalog.text(f"explain.{check_id}.{part}") or _fallback(check_id, part, catalog)
@@ -105,10 +105,10 @@ def _facts(lab: Any, check_id: str, chk: Any, catalog: Any, entry: Mapping[str, 
     else:
         reads = [files[name] for name in (*chk.reads, *chk.uses)]
     if reads:
-        facts.append(str(catalog.text("cli.explain.reads", {"files": ", ".join(reads)})))
+        facts.append(str(catalog.text("cli.explain.reads", {"files": _listed(reads, catalog)})))
     waits = [c for c, _ in chk.prerequisites] if chk is not None else []
     if waits:
-        facts.append(str(catalog.text("cli.explain.after", {"checks": ", ".join(waits)})))
+        facts.append(str(catalog.text("cli.explain.after", {"checks": _listed(waits, catalog)})))
     return " · ".join(facts)
 
 

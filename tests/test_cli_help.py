@@ -55,6 +55,17 @@ def test_help_of_every_command_is_in_the_language_given_before_help(
         assert english not in text
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_of_every_command_follows_a_lang_given_to_the_grader_itself(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    assert help_of(capsys, "--lang", "ja", command).startswith(f"使い方: grader {command}")
+
+
+def test_a_folder_named_like_a_command_is_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    assert help_of(capsys, "check", "batch").startswith("usage: grader check")
+
+
 def test_help_of_the_grader_itself_follows_the_environment(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -201,3 +212,12 @@ def test_checks_refuses_a_bad_rubric_as_check_does(
     assert main(["check", "--rubric", str(rubric), "--lang", "ja", str(tmp_path)]) == 2
     assert capsys.readouterr().err == check_err
     assert "no.such" in check_err
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_section_headings_end_with_the_languages_colon(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    lines = help_of(capsys, command, "--lang", "zh").splitlines()
+    assert "选项：" in lines
+    assert not [line for line in lines if line.endswith(":") and not line.startswith(" ")]

@@ -71,6 +71,25 @@ def test_explain_prints_the_three_texts_of_every_check(
             assert _squeezed(own[f"explain.{cid}.{part}"]) in out, f"{cid}.{part}"
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_line_of_every_explanation_fits_80_columns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, lang: str
+) -> None:
+    from grader.render.wrap import cells
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for cid in CHECK_IDS:
+        wide = [x for x in explained(capsys, cid, "--lang", lang).splitlines() if cells(x) > 80]
+        assert not wide, cid
+
+
+def test_explain_lists_files_in_the_languages_punctuation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = _squeezed(explained(capsys, "report.copies_sources", "--lang", "zh"))
+    assert "读取：report.json、ttft.json、" in out
+
+
 def test_explain_heads_each_text_in_the_chosen_language(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -117,7 +136,7 @@ def test_explain_of_a_file_without_a_schema_gives_no_format(
     """server.log is text the lab reads line by line; its texts say so."""
     out = explained(capsys, "log.schema", "--lang", "en")
     assert "The format of" not in out
-    assert "it has no JSON format" in out
+    assert "it is not JSON" in out
 
 
 def test_an_unknown_id_is_exit_2_with_the_closest_ids(
