@@ -18,10 +18,12 @@ import hashlib
 import json
 import os
 from functools import cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.package_data import package_file
+
+if TYPE_CHECKING:  # pathlib is for the registry's builder: `grader check` never imports it
+    from pathlib import Path
 
 MEASURED = (
     "sse_raw.txt",
@@ -42,9 +44,15 @@ SAMPLE_FOLDERS = ("samples", "../sample_submissions")
 """Where the published samples live, relative to this package: the copy a wheel ships
 (pyproject maps `sample_submissions/` to `checks/samples/`), then a checkout's folder.
 The lab declares the same (`Lab.samples`), so `grader check --sample` finds them."""
-HERE = Path(os.path.abspath(__file__)).parent
-SAMPLES_ROOT = (HERE / SAMPLE_FOLDERS[1]).resolve()
-"""Where the published samples live in a source checkout (what the registry is built from)."""
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def samples_root() -> Path:
+    """Where the published samples live in a source checkout (what the registry is built
+    from)."""
+    from pathlib import Path
+
+    return Path(HERE, SAMPLE_FOLDERS[1]).resolve()
 
 
 def stream_ids(text: str) -> list[str]:
@@ -100,7 +108,7 @@ def sample_at(folder: str) -> str | None:
     if not folder:
         return None
     here = os.path.normpath(os.path.abspath(folder))
-    for root in (os.path.normpath(HERE / relative) for relative in SAMPLE_FOLDERS):
+    for root in (os.path.normpath(os.path.join(HERE, relative)) for relative in SAMPLE_FOLDERS):
         name = os.path.relpath(here, root).replace(os.sep, "/")
         if name in registry():
             return name

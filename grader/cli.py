@@ -29,6 +29,7 @@ from grader.cli_parser import (
     arg,
     build,
     language,
+    listed,
     option_value,
     root,
     speaking,
@@ -123,18 +124,32 @@ def _parser(argv: Sequence[str], lab: Any, catalog: Any) -> argparse.ArgumentPar
     lang = arg("--lang", choices=LANG.options["choices"], dest="root_lang", help=LANG.help)
     add_args(parser, (version, lang), catalog)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (_check_command(lab), *cli_lab.COMMANDS.values()):
-        build(sub, command, catalog)
     # the command is the first word that names one: in `grader --lang ja batch`, `ja`
     # is an option's value, and a folder named `batch` comes after its command
-    names = {"check", *cli_lab.COMMANDS, *_HEAVY}
-    first = next((a for a in argv if a in names), None)
-    for name, summary in _HEAVY.items():
-        if first == name:
-            build(sub, _heavy(name).COMMAND, catalog)
+    names = ("check", *cli_lab.COMMANDS, *_HEAVY)
+    running = next((a for a in argv if a in names), None)
+    for name in names:
+        if name == running:
+            build(sub, _command(name, lab), catalog)
         else:
-            sub.add_parser(name, help=catalog.text(summary), add_help=False)
+            listed(sub, _summary(name, lab), catalog)
     return parser
+
+
+def _command(name: str, lab: Any) -> Command:
+    """The declaration of the command `name` (a heavy one's module imported now)."""
+    if name == "check":
+        return _check_command(lab)
+    if name in cli_lab.COMMANDS:
+        return cli_lab.COMMANDS[name]
+    return _heavy(name).COMMAND
+
+
+def _summary(name: str, lab: Any) -> Command:
+    """What `grader --help` lists of the command `name`, without importing its module."""
+    if name in _HEAVY:
+        return Command(name, _HEAVY[name])
+    return _command(name, lab)
 
 
 def _heavy(name: str) -> Any:

@@ -205,6 +205,15 @@ def build(subparsers: Any, command: Command, catalog: Any, **keywords: Any) -> A
     return parser
 
 
+def listed(subparsers: Any, command: Command, catalog: Any) -> Any:
+    """Add `command` to the subparsers of `grader` as `grader --help` lists it, its name
+    and summary, without its arguments: only the command being run needs those, and
+    building every command's parser was ≈12 % of a cold `grader check`."""
+    return subparsers.add_parser(
+        command.name, help=_help(catalog, command.summary, command.params), add_help=False
+    )
+
+
 def _translated(catalog: Any, msgid: str, count: int | None = None) -> str:
     """argparse's `msgid` in the catalog's words, with argparse's own % specifiers where
     the catalog has its {placeholders}; `msgid` itself when the catalog has none."""

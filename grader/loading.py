@@ -17,6 +17,7 @@ from typing import Any, Literal
 from grader.files import RawFile, Refused, read_file
 from grader.limits import Limits
 from grader.problems import Location, Problem
+from grader.sandbox import prepared
 from grader.text import TextError, decode_utf8
 
 Status = Literal["valid", "invalid", "missing", "refused"]
@@ -139,8 +140,6 @@ def read(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = Non
 def _similar(folder: str, filename: str) -> str | None:
     """A name in `folder` a student probably meant as `filename` (`Data.json`,
     `data.json.txt`, `dtaa.json`), if there is one: said in the message, never read."""
-    import difflib
-
     try:
         with os.scandir(folder) as entries:
             names = [e.name for _, e in zip(range(1000), entries, strict=False)]
@@ -152,8 +151,17 @@ def _similar(folder: str, filename: str) -> str | None:
     starts = [n for n in names if n.lower().startswith(filename.lower())]
     if starts:
         return sorted(starts)[0]
+    difflib = prepared(_difflib)
     close = difflib.get_close_matches(filename.lower(), list(lowered), n=1, cutoff=0.8)
     return lowered[close[0]] if close else None
+
+
+def _difflib() -> Any:
+    """difflib, imported outside the confinement (`sandbox.prepared`) the first time a
+    folder lacks a file: a complete submission never imports it."""
+    import difflib
+
+    return difflib
 
 
 def parse(spec: ArtifactSpec, got: Read, limits: Limits) -> Artifact:

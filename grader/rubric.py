@@ -25,7 +25,6 @@ instructor's language by the command line; `str(error)` is English.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import math
@@ -165,6 +164,8 @@ def _known(names: Sequence[str]) -> str:
 
 
 def _close(name: str, names: Sequence[str]) -> str | None:
+    import difflib  # only a misspelt rubric needs it; not imported by every `grader check`
+
     close = difflib.get_close_matches(name, names, n=1)
     return close[0] if close else None
 

@@ -14,8 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from checks.samples import REGISTRY, SAMPLES_ROOT, build_registry  # noqa: E402
+from checks.samples import REGISTRY, build_registry, samples_root  # noqa: E402
 
 (ROOT / "checks" / REGISTRY).write_text(
-    json.dumps(build_registry(SAMPLES_ROOT), indent=1, sort_keys=True) + "\n", "utf-8"
+    json.dumps(build_registry(samples_root()), indent=1, sort_keys=True) + "\n", "utf-8"
 )

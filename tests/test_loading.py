@@ -23,6 +23,15 @@ def test_missing_file_is_missing_and_its_checks_are_skipped(grade_folder, submis
     assert "cancel.json" in (check_of(result, "cancel.slot_freed").message or "")
 
 
+def test_a_missing_file_names_the_misspelt_one_the_folder_has(
+    grade_folder, submission: Path
+) -> None:
+    (submission / "ttft.json").rename(submission / "ttf.json")
+    result = grade_folder(submission)
+    assert artifact(result, "ttft").status == "missing"
+    assert "ttf.json" in (check_of(result, "ttft.schema").message or "")
+
+
 def test_symlink_is_refused_even_when_it_points_inside(grade_folder, submission: Path) -> None:
     (submission / "health.json").rename(submission / "real_health.json")
     os.symlink("real_health.json", submission / "health.json")

@@ -1,0 +1,146 @@
+"""What a cold `grader check DIR --format json` imports: the lean check path, held.
+
+The lab platform runs this command once per submission, so its start is most of its
+cost (issue 13: within 4x the interpreter's own start). Each module below is there
+because the check path needs it; a new one of ours, or one of the heavy modules the
+check path was freed of, shows here as a regression (say why in the list if it is
+needed now).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+CHECK_PATH = {
+    "checks",
+    "checks.cache",
+    "checks.cancel",
+    "checks.evidence",
+    "checks.formats",
+    "checks.formats.chat_stream",
+    "checks.formats.llama_log",
+    "checks.formats.llama_log_model",
+    "checks.formats.server_log",
+    "checks.log",
+    "checks.measures",
+    "checks.numbers",
+    "checks.prefill",
+    "checks.report",
+    "checks.samples",
+    "checks.sentence",
+    "checks.server",
+    "checks.source",
+    "checks.stream",
+    "checks.submission",
+    "checks.ttft",
+    "grader",
+    "grader.atomic",
+    "grader.cli",
+    "grader.cli_io",
+    "grader.cli_lab",
+    "grader.cli_parser",
+    "grader.digest",
+    "grader.engine",
+    "grader.exits",
+    "grader.faults",
+    "grader.files",
+    "grader.formats",
+    "grader.formats.sse",
+    "grader.grade",
+    "grader.i18n",
+    "grader.jsonload",
+    "grader.jsontext",
+    "grader.lab",
+    "grader.labs",
+    "grader.limits",
+    "grader.loading",
+    "grader.locate",
+    "grader.package_data",
+    "grader.params",
+    "grader.parsers",
+    "grader.problems",
+    "grader.render",
+    "grader.render.json",
+    "grader.result",
+    "grader.rubric",
+    "grader.runner",
+    "grader.sandbox",
+    "grader.schema",
+    "grader.schema_fast",
+    "grader.syspath",
+    "grader.text",
+    "grader.tomlfile",
+    "grader.visible",
+    "grader.worded",
+}
+"""Our modules a cold `grader check --format json` of a complete submission imports."""
+
+NOT_ON_THE_CHECK_PATH = (
+    "pydantic",  # the rubric file's and result's models: only for schema generation
+    "jsonschema",  # only to explain a file the fast validator rejected
+    "referencing",
+    "tomllib",  # the catalogs and rubric are read from their JSON copies
+    "pathlib",  # the sample registry's builder
+    "difflib",  # only for a misspelt file name or rubric key
+    "zipfile",
+    "tarfile",
+    "csv",
+    "datetime",
+    "grader.batch",  # the other commands and the other formats
+    "grader.archives",
+    "grader.export",
+    "grader.class_report",
+    "grader.explain",
+    "grader.render.text",
+    "grader.render.markdown",
+    "grader.render.junit",
+    "grader.render.gradescope",
+    "grader.render.prairielearn",
+)
+
+_COLD_CHECK = """
+import sys
+started = set(sys.modules)  # the interpreter's own, and an editable install's finder's
+import contextlib, io, json
+from grader.cli import main
+with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
+    status = main(["check", sys.argv[1], "--format", "json"])
+print(json.dumps({"status": status, "modules": sorted(set(sys.modules) - started)}))
+"""
+
+
+def _cold_check_modules() -> tuple[int, list[str]]:
+    """The exit status of a cold check of the real correct capture, and the modules it
+    imported beyond those the interpreter starts with."""
+    folder = ROOT / "tests" / "data" / "real" / "correct"
+    proc = subprocess.run(
+        [sys.executable, "-c", _COLD_CHECK, str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out["status"], out["modules"]
+
+
+def test_a_cold_json_check_imports_exactly_the_check_paths_modules_of_ours() -> None:
+    status, modules = _cold_check_modules()
+    assert status == 0
+    ours = {m for m in modules if m.split(".")[0] in ("grader", "checks")}
+    assert ours == CHECK_PATH
+
+
+def test_a_cold_json_check_imports_no_other_command_format_or_heavy_library() -> None:
+    _, modules = _cold_check_modules()
+    heavy = [
+        m
+        for m in modules
+        if m in NOT_ON_THE_CHECK_PATH
+        or m.startswith(tuple(f"{name}." for name in NOT_ON_THE_CHECK_PATH))
+    ]
+    assert heavy == []
