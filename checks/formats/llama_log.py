@@ -236,7 +236,9 @@ def _normalize(text: str, max_lines: int | None) -> tuple[str, int, bool]:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     truncated = False
-    if max_lines is not None:
+    if max_lines is not None and text.count("\n") >= max_lines:
+        # only a text with that many line ends can be cut; counting first spares the
+        # common case a list of every line (as many objects as lines, the text again)
         parts = text.split("\n", max_lines)
         if len(parts) > max_lines:  # the last part is everything after line `max_lines`
             rest = parts[-1]
@@ -351,6 +353,14 @@ def _start_up(line: str) -> dict[str, object]:
     if "n_ctx_slot" in line and (ctx := _N_CTX_SLOT.search(line)) is not None:
         found["n_ctx_slot"] = int(ctx.group(1))
     return found
+
+
+def _timings(fields: list[dict[str, object]]) -> tuple[TaskTiming, ...]:
+    """The timings built from their fields, each dict dropped as soon as its timing
+    exists: a near-cap log holds tens of thousands, and both at once doubled the peak."""
+    for index, values in enumerate(fields):
+        fields[index] = TaskTiming(**values)  # type: ignore[arg-type,call-overload]
+    return tuple(fields)  # type: ignore[arg-type]
 
 
 def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
@@ -472,7 +482,7 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
 
     return ServerLog(
         line_count=line_count,
-        timings=tuple(TaskTiming(**fields) for fields in timings),  # type: ignore[arg-type]
+        timings=_timings(timings),
         cancels=tuple(cancels),
         releases=tuple(releases),
         truncated=truncated,
