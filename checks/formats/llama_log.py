@@ -279,7 +279,7 @@ def _unwrap(line: str) -> tuple[str, float | None]:
         if match is None:
             break
         if match.group("m") is not None:
-            minutes, seconds, ms, us = (int(match.group(g)) for g in ("m", "s", "ms", "us"))
+            minutes, seconds, ms, us = map(int, match.group("m", "s", "ms", "us"))
             time_ms = (minutes * 60 + seconds) * 1000 + ms + us / 1000
         line = line[match.end() :]
     return line, time_ms
@@ -304,10 +304,15 @@ def _number(text: str) -> float | None:
     return None if text[-1] in "fn" else float(text)
 
 
+_NO_FIGURES = Figures()
+"""What a timing line without `(... ms per token, ... tokens per second)` prints; one
+shared instance (the type is frozen) rather than one per line."""
+
+
 def _figures(line: str, after: int) -> Figures:
     match = _FIGURES.search(line, after)
     if match is None:
-        return Figures()
+        return _NO_FIGURES
     return Figures(_number(match.group(1)), _number(match.group(2)))
 
 
