@@ -39,7 +39,8 @@ def _figure_problem(
     (b1-0c1e570 prints `1415.71 ms / 64 tokens (22.47 ms per token)`: the first token
     came with the prompt, so 63 were decoded in that time).
     """
-    if n <= 0 or ms <= resolution(ms):
+    ms_resolution = resolution(ms)  # once per figure: every block of a log comes here
+    if n <= 0 or ms <= ms_resolution:
         return None
     for printed, unit, of in (
         (figures.per_token_ms, "ms_per_token", lambda d: ms / d),
@@ -48,9 +49,10 @@ def _figure_problem(
         if printed is None:
             continue
         options = [d for d in divisors if d > 0]
+        printed_resolution = resolution(printed)
         slack = {
-            d: resolution(printed)
-            + (resolution(ms) / d if unit == "ms_per_token" else 1000 * d * resolution(ms) / ms**2)
+            d: printed_resolution
+            + (ms_resolution / d if unit == "ms_per_token" else 1000 * d * ms_resolution / ms**2)
             + 1e-9
             for d in options
         }

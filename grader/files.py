@@ -86,8 +86,13 @@ def read_file(path: str, max_bytes: int, *, follow: bool = False) -> RawFile | N
             )
         chunks: list[bytes] = []
         remaining = max_bytes + 1  # one byte more than allowed tells a growing file apart
+        # the first read asks for the whole file as stat sized it (one chunk, which
+        # `join` returns as is: no second copy of a big file); later ones, for a file
+        # still growing, go on in 1 MiB steps up to the cap
+        step = info.st_size + 1
         while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
+            chunk = os.read(fd, min(remaining, step))
+            step = 1 << 20
             if not chunk:
                 break
             chunks.append(chunk)

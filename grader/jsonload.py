@@ -186,15 +186,22 @@ def _surrogate_problem(text: str, file: str) -> Problem:
 
 
 def _depth(value: Any) -> int:
-    """Nesting depth without recursion (the document may be deep)."""
+    """Nesting depth without recursion (the document may be deep).
+
+    One level at a time: each pass keeps only the containers of the next level, so a
+    number or a string costs one test in a list comprehension, never a stack entry (a
+    near-cap document holds a million of them).
+    """
     deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, level)
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, level + 1) for child in children)
+    level = [value] if isinstance(value, (dict, list)) else []
+    while level:
+        deepest += 1
+        level = [
+            child
+            for item in level
+            for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, (dict, list))
+        ]
     return deepest
 
 

@@ -236,7 +236,9 @@ def _normalize(text: str, max_lines: int | None) -> tuple[str, int, bool]:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     truncated = False
-    if max_lines is not None:
+    if max_lines is not None and text.count("\n") >= max_lines:
+        # only a text with that many line ends can be cut; counting first spares the
+        # common case a list of every line (as many objects as lines, the text again)
         parts = text.split("\n", max_lines)
         if len(parts) > max_lines:  # the last part is everything after line `max_lines`
             rest = parts[-1]
@@ -277,7 +279,7 @@ def _unwrap(line: str) -> tuple[str, float | None]:
         if match is None:
             break
         if match.group("m") is not None:
-            minutes, seconds, ms, us = (int(match.group(g)) for g in ("m", "s", "ms", "us"))
+            minutes, seconds, ms, us = map(int, match.group("m", "s", "ms", "us"))
             time_ms = (minutes * 60 + seconds) * 1000 + ms + us / 1000
         line = line[match.end() :]
     return line, time_ms
@@ -302,10 +304,15 @@ def _number(text: str) -> float | None:
     return None if text[-1] in "fn" else float(text)
 
 
+_NO_FIGURES = Figures()
+"""What a timing line without `(... ms per token, ... tokens per second)` prints; one
+shared instance (the type is frozen) rather than one per line."""
+
+
 def _figures(line: str, after: int) -> Figures:
     match = _FIGURES.search(line, after)
     if match is None:
-        return Figures()
+        return _NO_FIGURES
     return Figures(_number(match.group(1)), _number(match.group(2)))
 
 
@@ -351,6 +358,14 @@ def _start_up(line: str) -> dict[str, object]:
     if "n_ctx_slot" in line and (ctx := _N_CTX_SLOT.search(line)) is not None:
         found["n_ctx_slot"] = int(ctx.group(1))
     return found
+
+
+def _timings(fields: list[dict[str, object]]) -> tuple[TaskTiming, ...]:
+    """The timings built from their fields, each dict dropped as soon as its timing
+    exists: a near-cap log holds tens of thousands, and both at once doubled the peak."""
+    for index, values in enumerate(fields):
+        fields[index] = TaskTiming(**values)  # type: ignore[arg-type,call-overload]
+    return tuple(fields)  # type: ignore[arg-type]
 
 
 def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
@@ -472,7 +487,7 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
 
     return ServerLog(
         line_count=line_count,
-        timings=tuple(TaskTiming(**fields) for fields in timings),  # type: ignore[arg-type]
+        timings=_timings(timings),
         cancels=tuple(cancels),
         releases=tuple(releases),
         truncated=truncated,

@@ -1,5 +1,8 @@
 """What a llama-server log says, as data: the types `checks.formats.llama_log` returns.
 
+The events are slotted dataclasses: a near-cap log holds some 60,000 of them, and a
+per-instance `__dict__` would double what they weigh.
+
 Every event carries its 1-based line, the time its line was printed (`time_ms`, from the
 `0.53.999.256 I ` time prefix llama.cpp's logger puts before every message, in ms since
 the server started; None when the line has no such prefix) and whether the line carries
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Figures:
     """What a timing line prints after `X ms / N tokens`: `(ms per token, tokens per
     second)`; None where the line prints none (or `inf`/`nan` for a zero time)."""
@@ -23,7 +26,7 @@ class Figures:
     per_second: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TaskTiming:
     """One task's `prompt eval time` line, with its `eval time` and `total time` lines.
 
@@ -51,7 +54,7 @@ class TaskTiming:
     prefixed: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cancel:
     """A `cancel task` line: the server saw the client close the connection."""
 
@@ -62,7 +65,7 @@ class Cancel:
     prefixed: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Release:
     """A slot release (`stop processing`, or `slot released` in JSON logs)."""
 
@@ -82,7 +85,7 @@ class Release:
     task cut off by its client is a release without a timing block)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Launch:
     """A slot starting a task (`launch_slot_: ... | task 65 | processing task`)."""
 
@@ -92,7 +95,7 @@ class Launch:
     prefixed: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ServerStart:
     """The start-up lines of one server run: what the server said about itself.
 
