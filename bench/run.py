@@ -110,8 +110,9 @@ class Venv:
                 source = copy_checkout(Path(tmp) / "src")
                 again = [] if fresh else ["--force-reinstall", "--no-deps"]
                 subprocess.run([*pip, *again, str(source)], check=True, env=ENV, cwd=tmp)
-            if fresh:
-                subprocess.run([*pip, "check-jsonschema"], check=True, env=ENV)
+        if not Path(venv.peer).exists():  # a venv kept from elsewhere may lack it
+            pip = [venv.python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+            subprocess.run([*pip, "check-jsonschema"], check=True, env=ENV)
         return venv
 
     def describe(self) -> str:

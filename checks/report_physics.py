@@ -451,7 +451,8 @@ def render(ctx: PageContext) -> str:
     if all(physics_of(s).empty for s in ctx.graded):
         return f'<p class="muted">{esc(w("physics_none"))}</p>'
     return (
-        f"<p>{esc(w('physics_intro'))} {esc(w('physics_many'))}</p>"
+        # two paragraphs, not one joined by a space: Japanese and Chinese put none after 。
+        f"<p>{esc(w('physics_intro'))}</p><p>{esc(w('physics_many'))}</p>"
         + _prefill_chart(ctx)
         + '<div class="pair">'
         + _cache_chart(ctx)

@@ -127,6 +127,11 @@ def test_the_canvas_file_is_what_canvas_imports(out: Path) -> None:
     assert code == 1  # no_close_on_cancel and not_a_submission have no roster row
 
 
+def test_the_export_names_the_lms_as_people_write_it(out: Path, capsys) -> None:
+    export(out, CANVAS_ROSTER, "--to", "canvas")
+    assert "Canvas gradebook of" in capsys.readouterr().err
+
+
 def test_canvas_gets_each_students_ids_and_section_from_the_roster(out: Path) -> None:
     export(out, CANVAS_ROSTER, "--to", "canvas")
     students = canvas_reads(out / "canvas.csv")["students"]
@@ -400,7 +405,7 @@ def test_feedback_of_a_submission_that_could_not_be_graded_says_why(out: Path) -
     ("args", "words"),
     [
         ((), "nothing to export"),
-        (("--to", "canvas"), "needs --roster"),
+        (("--to", "canvas"), "--to canvas needs --roster CSV"),
     ],
 )
 def test_usage_errors_exit_2_saying_what_to_do(out: Path, capsys, args, words: str) -> None:

@@ -33,7 +33,8 @@ from grader.cli_parser import Command, arg
 from grader.exits import EXIT_FAILED, EXIT_NOT_GRADED, EXIT_PASSED
 from grader.i18n import LANGUAGES
 
-TARGETS = ("canvas", "moodle")
+TARGETS = {"canvas": "Canvas", "moodle": "Moodle"}
+"""The LMSs an export is written for: the `--to` value, and the name a person reads."""
 PREVIEW = 5  # ids named on stderr; the file lists them all
 
 
@@ -171,7 +172,7 @@ def _gradebook(args: argparse.Namespace, results: list[tuple[str, Any]], tell: A
             )
         data = _moodle(rows, cols, assignment, user_field, args)
     write_output(output, data)
-    tell("export.written", lms=args.to, count=len(rows), columns=len(cols), path=output)
+    tell("export.written", lms=TARGETS[args.to], count=len(rows), columns=len(cols), path=output)
     return _report(matching, by_id, output + ".unmatched.csv", tell, args)
 
 
@@ -251,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
         if args.to is None and args.feedback is None:
             raise _Stop("export.nothing_to_do")
         if args.to is not None and args.roster is None:
-            raise _Stop("export.no_roster", lms=args.to)
+            raise _Stop("export.no_roster", to=args.to, lms=TARGETS[args.to])
         canvas_id = args.to == "canvas" and (args.assignment_id or "0").isdigit()
         if args.assignment_id is not None and not canvas_id:
             raise _Stop("export.bad_assignment_id", id=args.assignment_id)
