@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from checks import LAB
-from checks import report_physics as rp
+from checks import LAB, class_physics
 from grader import class_report as cr
 from grader.class_report.svg import fmt
 from grader.grade import grade
@@ -68,7 +67,7 @@ def test_the_result_carries_the_files_own_numbers(students) -> None:
 
 
 def test_prefill_lines_join_each_students_points_in_order_of_docs(students) -> None:
-    lines = {line.id: line for line in rp.prefill_lines(students)}
+    lines = {line.id: line for line in class_physics.prefill_lines(students)}
     expected = [
         (e["prompt_n"], e["ttft_ms"], e["docs"]) for e in sample_json("correct", "prefill.json")
     ]
@@ -95,13 +94,13 @@ def _entry(docs: int, prompt_n: int, ttft_ms: float) -> dict:
 def test_prefill_line_is_flat_when_either_number_stops_growing() -> None:
     up = _with_data("up", prefill={"entries": [_entry(12, 900, 900), _entry(0, 30, 100)]})
     same = _with_data("same_n", prefill={"entries": [_entry(0, 30, 100), _entry(4, 30, 200)]})
-    lines = rp.prefill_lines([up, same])
+    lines = class_physics.prefill_lines([up, same])
     assert [(line.id, line.kind) for line in lines] == [("up", "rising"), ("same_n", "flat")]
     assert lines[0].points[0][2] == 0  # sorted by docs, whatever the file's order
 
 
 def test_cache_points_are_miss_against_hit(students) -> None:
-    points = {p.id: p for p in rp.cache_points(students)}
+    points = {p.id: p for p in class_physics.cache_points(students)}
     cache = sample_json("correct", "cache.json")
     assert points["correct"].first.ttft_ms == cache["first"]["ttft_ms"]
     assert points["correct"].second.ttft_ms == cache["second"]["ttft_ms"]
@@ -110,7 +109,7 @@ def test_cache_points_are_miss_against_hit(students) -> None:
 
 
 def test_cancel_points_carry_the_idle_time_and_the_verdict(students) -> None:
-    points = {p.id: p for p in rp.cancel_points(students)}
+    points = {p.id: p for p in class_physics.cancel_points(students)}
     for name, status in (("correct", "freed"), ("no_close_on_cancel", "busy")):
         idle = sample_json(name, "cancel.json")["slot_idle_after_ms"]
         assert points[name].run.slot_idle_after_ms == idle and points[name].status == status
@@ -147,9 +146,9 @@ def test_cancel_points_carry_the_idle_time_and_the_verdict(students) -> None:
 def test_a_malformed_measurement_is_no_mark(data: dict) -> None:
     """A result is untrusted input: a tampered one draws nothing, and breaks nothing."""
     tampered = _with_data("x", **data)
-    assert rp.physics_of(tampered).empty
-    assert rp.prefill_lines([tampered]) == rp.cache_points([tampered]) == []
-    assert rp.cancel_points([tampered]) == []
+    assert class_physics.physics_of(tampered).empty
+    assert class_physics.prefill_lines([tampered]) == class_physics.cache_points([tampered]) == []
+    assert class_physics.cancel_points([tampered]) == []
     page = cr.render_report(cr.ClassData((tampered,)), "en")
     assert 'class="mark"' not in page
 
@@ -181,9 +180,13 @@ def students_drawn(svg: str) -> int:
 
 def test_each_chart_draws_every_student_with_numbers(out: Path, students) -> None:
     page = cr.render_report(cr.load_class(out), "en")
-    assert students_drawn(chart_of(page, "chart-prefill")) == len(rp.prefill_lines(students))
-    assert students_drawn(chart_of(page, "chart-cache")) == len(rp.cache_points(students))
-    judged = [p for p in rp.cancel_points(students) if p.share is not None]
+    assert students_drawn(chart_of(page, "chart-prefill")) == len(
+        class_physics.prefill_lines(students)
+    )
+    assert students_drawn(chart_of(page, "chart-cache")) == len(
+        class_physics.cache_points(students)
+    )
+    judged = [p for p in class_physics.cancel_points(students) if p.share is not None]
     assert students_drawn(chart_of(page, "chart-cancel")) == len(judged)
     section = page[page.index('<section id="physics">') :]
     assert section.index("</section>") > section.index('id="chart-cancel"')
