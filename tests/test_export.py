@@ -284,6 +284,14 @@ def test_a_key_in_two_roster_rows_gives_neither_the_grade(out: Path, capsys) -> 
     assert "2 roster rows are left out" in capsys.readouterr().err
 
 
+def test_a_submission_named_by_two_roster_rows_is_said_once_as_left_out(out: Path, capsys) -> None:
+    roster = CANVAS_ROSTER + '"Doe, Jim",105,S5,jimd,A,correct\n'
+    export(out, roster, "--to", "canvas")
+    lines = capsys.readouterr().err.splitlines()
+    assert any("left out" in line and "correct" in line for line in lines)
+    assert not any("no row in the roster" in line and "correct" in line for line in lines)
+
+
 def test_every_submission_matched_exits_0_and_leaves_no_stale_list(out: Path) -> None:
     export(out, CANVAS_ROSTER, "--to", "canvas")
     assert (out / "canvas.csv.unmatched.csv").is_file()

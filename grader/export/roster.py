@@ -151,17 +151,20 @@ def match(roster: Roster, key: str, submissions: Sequence[Submission]) -> Matchi
     claims: dict[str, list[dict[str, str]]] = defaultdict(list)
     result = Matching(key)
     chosen: dict[int, str] = {}
+    contested: set[str] = set()  # named by a row left out: said once, as ambiguous
+
+    def named(value: str) -> list[str]:
+        return [by_id[value]] if value in by_id else sorted(set(by_folder.get(value, ())))
+
     for row in rows:
         value = _normal(row[key])
         if not value:
             result.absent.append(row)
             continue
-        if len(keys[value]) > 1:
+        found = named(value)
+        if len(keys[value]) > 1 or len(found) > 1:
             result.ambiguous.append(row)
-            continue
-        found = [by_id[value]] if value in by_id else sorted(set(by_folder.get(value, ())))
-        if len(found) > 1:
-            result.ambiguous.append(row)
+            contested.update(found)
         elif found:
             claims[found[0]].append(row)
             chosen[id(row)] = found[0]
@@ -174,10 +177,11 @@ def match(roster: Roster, key: str, submissions: Sequence[Submission]) -> Matchi
             continue
         if len(claims[sid]) > 1:
             result.ambiguous.append(row)
+            contested.add(sid)
             continue
         result.matched.append((row, sid))
         taken.add(sid)
-    result.unmatched = [s.id for s in submissions if s.id not in taken]
+    result.unmatched = [s.id for s in submissions if s.id not in taken | contested]
     return result
 
 
