@@ -129,7 +129,8 @@ def test_the_canvas_file_is_what_canvas_imports(out: Path) -> None:
 
 def test_the_export_names_the_lms_as_people_write_it(out: Path, capsys) -> None:
     export(out, CANVAS_ROSTER, "--to", "canvas")
-    assert "Canvas gradebook of" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "Canvas gradebook of" in err and "(grade columns: 1)" in err
 
 
 def test_canvas_gets_each_students_ids_and_section_from_the_roster(out: Path) -> None:
