@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -85,3 +86,16 @@ def assert_verdict(result: Result, expected: dict[str, object]) -> None:
     for group in must:
         assert any(status.get(i) == "failed" for i in group), f"{group} should fail: {status}"
     assert {i: s for i, s in status.items() if s != "passed" and i not in allowed} == {}
+
+
+def hand_in_zips(room: Path, submission: Path) -> None:
+    """Two archives a class hands in: `bob.zip`, `submission` with a member that is no
+    lab file and a symbolic link (named, never created), and `broken.zip`, which is none."""
+    with zipfile.ZipFile(room / "bob.zip", "w") as archive:
+        for path in sorted(submission.iterdir()):
+            archive.write(path, f"bob/{path.name}")
+        archive.writestr("bob/notes.txt", "mine")
+        link = zipfile.ZipInfo("bob/link")
+        link.external_attr = 0o120777 << 16  # a symbolic link: named, never created
+        archive.writestr(link, "/etc/passwd")
+    (room / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")

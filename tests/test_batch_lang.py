@@ -9,7 +9,6 @@ import io
 import json
 import pickle
 import shutil
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from grader.batch_cli import main
 from grader.i18n import Catalog
 from grader.progress import Progress
 from grader.worded import Worded
-from tests.conftest import CORRECT
+from tests.conftest import CORRECT, hand_in_zips
 
 
 @pytest.fixture
@@ -28,14 +27,7 @@ def classroom(tmp_path: Path) -> Path:
     room = tmp_path / "class"
     shutil.copytree(CORRECT, room / "alice")
     (room / "empty").mkdir()
-    with zipfile.ZipFile(room / "bob.zip", "w") as archive:
-        for path in sorted(CORRECT.iterdir()):
-            archive.write(path, f"bob/{path.name}")
-        archive.writestr("bob/notes.txt", "mine")
-        link = zipfile.ZipInfo("bob/link")
-        link.external_attr = 0o120777 << 16  # a symbolic link: named, never created
-        archive.writestr(link, "/etc/passwd")
-    (room / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    hand_in_zips(room, CORRECT)
     return room
 
 

@@ -16,7 +16,6 @@ import csv
 import json
 import shutil
 import sys
-import zipfile
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -29,7 +28,7 @@ from grader.grade import NotGradable, catalog_for, grade, not_gradable
 from grader.render import FORMATS, RenderOptions, renderer
 from grader.result import Result
 from grader.rubric import load_lab_rubric
-from tests.conftest import REAL, ROOT, SAMPLES
+from tests.conftest import REAL, ROOT, SAMPLES, hand_in_zips
 from tests.english import (
     english_runs,
     html_texts,
@@ -285,14 +284,7 @@ def classroom(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(REAL / "role_chunk_counted", room / "dana" / "llm")
     shutil.copytree(SAMPLES / "derived" / "sse_py_syntax_error", room / "erin")
     (room / "empty").mkdir()
-    with zipfile.ZipFile(room / "bob.zip", "w") as archive:
-        for path in sorted((REAL / "cache_on_in_prefill").iterdir()):
-            archive.write(path, f"bob/{path.name}")
-        archive.writestr("bob/notes.txt", "mine")
-        link = zipfile.ZipInfo("bob/link")
-        link.external_attr = 0o120777 << 16  # a symbolic link: named, never created
-        archive.writestr(link, "/etc/passwd")
-    (room / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    hand_in_zips(room, REAL / "cache_on_in_prefill")
     return room
 
 
