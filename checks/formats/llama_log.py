@@ -417,12 +417,25 @@ def _start_up(line: str) -> dict[str, object]:
     return found
 
 
-def _timings(fields: list[dict[str, object]]) -> tuple[TaskTiming, ...]:
-    """The timings built from their fields, each dict dropped as soon as its timing
-    exists: a near-cap log holds tens of thousands, and both at once doubled the peak."""
-    for index, values in enumerate(fields):
-        fields[index] = TaskTiming(**values)  # type: ignore[arg-type,call-overload]
-    return tuple(fields)  # type: ignore[arg-type]
+def _fill(timings: list[dict[str, object] | TaskTiming], at: int, **values: object) -> None:
+    """Add what an `eval time` or `total time` line says to the open timing at `at`; once
+    it has both, it becomes its `TaskTiming` (both lines were popped from the open ones,
+    so nothing will add to it): a near-cap log's 18,000 blocks are not all held as dicts,
+    12 MiB beside their events, until the end of the scan."""
+    fields = timings[at]
+    assert isinstance(fields, dict)  # an open timing is still its fields
+    fields.update(values)
+    if "eval_ms" in fields and "total_ms" in fields:
+        timings[at] = TaskTiming(**fields)  # type: ignore[arg-type]
+
+
+def _timings(found: list[dict[str, object] | TaskTiming]) -> tuple[TaskTiming, ...]:
+    """The timings, those still open (no `eval time` or no `total time` line) built from
+    their fields, each dict dropped as soon as its timing exists."""
+    for index, values in enumerate(found):
+        if isinstance(values, dict):
+            found[index] = TaskTiming(**values)  # type: ignore[arg-type]
+    return tuple(found)  # type: ignore[arg-type]
 
 
 def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
@@ -435,7 +448,8 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
         raise ValueError(f"max_lines must be >= 0 or None, not {max_lines}")
     text, line_count, truncated = _normalize(text, max_lines)
 
-    timings: list[dict[str, object]] = []  # fields of TaskTiming, completed as lines arrive
+    # each timing as its fields while its eval or total line may still come (`_fill`)
+    timings: list[dict[str, object] | TaskTiming] = []
     open_eval: dict[int | None, int] = {}  # task -> its timing still without an eval line
     open_total: dict[int | None, int] = {}  # task -> its timing still without a total line
     cancels: list[Cancel] = []
@@ -474,15 +488,23 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
             elif (eval_ms := task_line.group("eval_ms")) is not None:
                 at = open_eval.pop(task, None)
                 if at is not None:
-                    timings[at]["eval_ms"] = float(eval_ms)
-                    timings[at]["eval_n"] = int(task_line.group("eval_n"))
-                    timings[at]["eval_figures"] = _tail_figures(task_line, "eval")
+                    _fill(
+                        timings,
+                        at,
+                        eval_ms=float(eval_ms),
+                        eval_n=int(task_line.group("eval_n")),
+                        eval_figures=_tail_figures(task_line, "eval"),
+                    )
             elif (total_ms := task_line.group("total_ms")) is not None:
                 at = open_total.pop(task, None)
                 if at is not None:
                     total_n = task_line.group("total_n")
-                    timings[at]["total_ms"] = float(total_ms)
-                    timings[at]["total_n"] = int(total_n) if total_n else None
+                    _fill(
+                        timings,
+                        at,
+                        total_ms=float(total_ms),
+                        total_n=int(total_n) if total_n else None,
+                    )
             elif (counter := task_line.group("counter")) is not None:
                 n_tokens = int(task_line.group("n_tokens"))
                 releases.append(
@@ -537,14 +559,23 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
             ):
                 at = open_eval.pop(task, None)
                 if at is not None:
-                    timings[at]["eval_ms"] = float(evaluated.group(1))
-                    timings[at]["eval_n"] = int(evaluated.group(2))
-                    timings[at]["eval_figures"] = _figures(line, evaluated.end())
+                    _fill(
+                        timings,
+                        at,
+                        eval_ms=float(evaluated.group(1)),
+                        eval_n=int(evaluated.group(2)),
+                        eval_figures=_figures(line, evaluated.end()),
+                    )
             elif (total := _TOTAL.search(line)) is not None:
                 at = open_total.pop(task, None)
                 if at is not None:
-                    timings[at]["total_ms"] = float(total.group(1))
-                    timings[at]["total_n"] = int(total.group(2)) if total.group(2) else None
+                    total_n = total.group(2)
+                    _fill(
+                        timings,
+                        at,
+                        total_ms=float(total.group(1)),
+                        total_n=int(total_n) if total_n else None,
+                    )
 
         if "cancel task" in line and _CANCEL.search(line) is not None:
             cancels.append(Cancel(number, _field_task(line), time_ms, prefixed))
