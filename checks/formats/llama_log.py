@@ -85,8 +85,9 @@ seen as otherwise empty: a wrapped blank line does not end a 2024-25 timing bloc
 are found in the raw line, so an escape sequence *inside* `cancel task` would hide it;
 llama.cpp colours only the time and level prefix (common/log.cpp), never the message.
 
-Speed. Lines are not visited one by one: `str.find` jumps to the lines holding a keyword and
-`str.count` numbers them, so Python code runs only for the lines read. Each pattern run on
+Speed. Lines are not read one by one: a comprehension keeps the offsets of the lines holding
+a keyword (`in` tests, a chunk of lines at a time) and `str.count` numbers them, so the
+scan's own Python code runs only for the lines read. Each pattern run on
 many lines starts with a literal (no leading `\b` or lookbehind), which lets the regex engine
 skip to that literal; no pattern can backtrack more than linearly in the line. The five
 task lines of the lab's build (launch, the three timing lines, the release: nine in ten of
@@ -115,6 +116,7 @@ Every `str` scans without raising, in time linear in its length.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from checks.formats.llama_log_model import (
@@ -248,21 +250,6 @@ _TASK_LINE = re.compile(
 )
 """One whole line of the lab's build that starts, continues or ends a task (above)."""
 
-_KEYWORDS = (
-    "eval time",
-    "total time",
-    "cancel task",
-    "stop processing",
-    "slot released",
-    "processing task",
-    "loading model",
-    "loaded meta data",
-    "n_slots",
-    "n_ctx_slot",
-    "build",
-    "cleaning up",
-)
-"""Every line this module reads contains one of these, or ends with `|` (a prefix-only line)."""
 _PREFIX_ONLY_END = re.compile(r"\|[ \t]*(?:\x1b\[[0-?]*[ -/]*[@-~][ \t]*)*$", re.MULTILINE)
 """A line ending with `|`, perhaps followed by colour resets."""
 
@@ -293,24 +280,46 @@ def _normalize(text: str, max_lines: int | None) -> tuple[str, int, bool]:
     return text, line_count, truncated
 
 
-def _candidate_starts(text: str) -> list[int]:
-    """Start offsets, ascending, of the lines that contain a keyword or end with `|`.
+_CHUNK = 1 << 20
+"""Characters of the text split into lines at a time by `_candidate_starts` (a whole
+near-cap log's lines would weigh half as much again as its text)."""
 
-    `str.find` skips the other lines at C speed (a real log is mostly lines this module does
-    not read); after a hit the search resumes at the next line, so a long line is not
-    searched twice for the same word.
+
+def _candidate_starts(text: str) -> list[int]:
+    """Start offsets, ascending, of the lines this module reads: those that contain a
+    keyword of the lines it reads, or end with `|` (a prefix-only line).
+
+    The text is split into lines a chunk at a time and every line tested with `in`, at
+    C speed (a real log is mostly lines this module does not read): about twice as fast
+    as jumping from keyword to keyword with `str.find`, and no set of offsets to sort.
     """
-    starts: set[int] = set()
-    find, rfind = text.find, text.rfind
-    for word in _KEYWORDS:
-        at = find(word)
-        while at != -1:
-            starts.add(rfind("\n", 0, at) + 1)
-            end = find("\n", at)
-            at = -1 if end == -1 else find(word, end)
-    for match in _PREFIX_ONLY_END.finditer(text):
-        starts.add(rfind("\n", 0, match.start()) + 1)
-    return sorted(starts)
+    starts: list[int] = []
+    begin = 0
+    while begin < len(text):
+        end = text.find("\n", begin + _CHUNK)
+        end = len(text) if end == -1 else end + 1  # chunks end at a line end
+        lines = text[begin:end].split("\n")
+        offsets = itertools.accumulate((len(line) + 1 for line in lines), initial=begin)
+        starts += [
+            at
+            # offsets has one more: where the next chunk begins
+            for at, line in zip(offsets, lines, strict=False)
+            if "eval time" in line
+            or "total time" in line
+            or "cancel task" in line
+            or "stop processing" in line
+            or "slot released" in line
+            or "processing task" in line
+            or "loading model" in line
+            or "loaded meta data" in line
+            or "n_slots" in line
+            or "n_ctx_slot" in line
+            or "build" in line
+            or "cleaning up" in line
+            or ("|" in line and _PREFIX_ONLY_END.search(line) is not None)
+        ]
+        begin = end
+    return starts
 
 
 def _unwrap(line: str) -> tuple[str, float | None]:
