@@ -43,7 +43,7 @@ def json_lines(schema: SchemaRef) -> Parser:
     """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
-        decoder = StrictDecoder(limits.number_digits, limits.json_depth)
+        decoder = StrictDecoder(limits.number_digits, limits.json_depth, share_keys=True)
         records: list[object] = []
         record_lines: list[int] = []
         problems: list[Problem] = []
