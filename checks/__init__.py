@@ -26,7 +26,7 @@ from checks.samples import SAMPLE_FOLDERS
 from grader.engine import collect
 from grader.lab import Lab, Leaderboard
 from grader.loading import ArtifactSpec
-from grader.parsers import json_document, json_lines, python_source
+from grader.parsers import json_document, json_lines
 from grader.schema import SchemaSet
 
 SCHEMAS = SchemaSet.of_package("schemas")
@@ -44,7 +44,7 @@ rubric's `[limits]` sets them like the engine's."""
 ARTIFACTS = (
     ArtifactSpec("health", "health.json", json_document(SCHEMAS["health"])),
     ArtifactSpec("props", "props.json", json_document(SCHEMAS["props"])),
-    ArtifactSpec("sse_py", "sse.py", python_source(), max_bytes="source_bytes"),
+    ArtifactSpec("sse_py", "sse.py", source.client_source(), max_bytes="source_bytes"),
     ArtifactSpec("sse", "sse_raw.txt", chat_stream(SCHEMAS["sse_chunk"])),
     ArtifactSpec("chunks", "chunks.jsonl", json_lines(SCHEMAS["chunks_record"])),
     ArtifactSpec("ttft", "ttft.json", json_document(SCHEMAS["ttft"])),

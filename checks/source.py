@@ -1,14 +1,98 @@
-"""The student's client, `sse.py`, read as a syntax tree: never imported, never run."""
+"""The student's client, `sse.py`, read as a syntax tree: never imported, never run.
+
+What the check reads of the tree (its top-level functions' heads and the modules it
+imports) is kept, as an `Outline`, instead of the tree: a tree weighs some 40 times its
+source, and a near-cap sse.py's outweighed every other artifact but the log.
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from grader.engine import Context, Fail, check
+from grader.limits import Limits
+from grader.loading import Parsed, Parser
+from grader.parsers import python_source
 
 SIGNATURE = "stream(messages, max_tokens=64, cache_prompt=True, raw_out=None)"
 _EXPECTED = [("messages", None), ("max_tokens", 64), ("cache_prompt", True), ("raw_out", None)]
 _NO_DEFAULT = object()
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionHead:
+    """A top-level `def` of sse.py without its body."""
+
+    name: str
+    is_async: bool
+    line: int
+    args: ast.arguments
+    """Its parameters, their defaults' expressions included: compared, and shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """What `sse_py.static` reads of sse.py's syntax tree."""
+
+    functions: tuple[FunctionHead, ...]
+    """The top-level function definitions, in the file's order."""
+    imports: frozenset[str]
+    """The modules imported anywhere in the file: `import a.b` gives a.b, `from a.b import
+    c` gives a.b and a.b.c (so `from http import client` gives http.client)."""
+
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+"""The fields of a statement (or an `except` handler, a `case`) that hold statements."""
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every statement of `tree`, nested ones too, in no particular order.
+
+    Expressions are never entered (no statement is inside an expression), which skips
+    most of a tree's nodes: an import is a statement, so this finds every one that
+    `ast.walk` would, visiting a fraction of the nodes.
+    """
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in _BLOCKS:
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                stack.extend(block)
+
+
+def outline(tree: ast.Module) -> Outline:
+    """The outline of a parsed sse.py."""
+    functions = tuple(
+        FunctionHead(n.name, isinstance(n, ast.AsyncFunctionDef), n.lineno, n.args)
+        for n in tree.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+    imports: set[str] = set()
+    for node in _statements(tree):
+        if isinstance(node, ast.Import):
+            imports.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module is not None:
+            imports.add(node.module)
+            imports.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return Outline(functions, frozenset(imports))
+
+
+def client_source() -> Parser:
+    """The parser of sse.py: Python source (`grader.parsers.python_source`), kept as its
+    `Outline`, the tree let go."""
+    parse_python = python_source()
+
+    def parse(text: str, file: str, limits: Limits) -> Parsed:
+        parsed = parse_python(text, file, limits)
+        if isinstance(parsed.value, ast.Module):
+            return Parsed(outline(parsed.value), parsed.problems, parsed.line_of)
+        return parsed
+
+    return parse
 
 
 def _source(node: ast.AST) -> str:
@@ -21,11 +105,11 @@ def _source(node: ast.AST) -> str:
     return text if len(text) <= 120 else text[:117] + "…"
 
 
-def _signature(func: ast.FunctionDef) -> list[tuple[str, object]]:
+def _signature(args: ast.arguments) -> list[tuple[str, object]]:
     """(name, default) of the positional parameters; `_NO_DEFAULT` where there is none."""
-    params = [*func.args.posonlyargs, *func.args.args]
-    defaults: list[object] = [_NO_DEFAULT] * (len(params) - len(func.args.defaults))
-    for node in func.args.defaults:
+    params = [*args.posonlyargs, *args.args]
+    defaults: list[object] = [_NO_DEFAULT] * (len(params) - len(args.defaults))
+    for node in args.defaults:
         try:
             defaults.append(ast.literal_eval(node))
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -33,27 +117,11 @@ def _signature(func: ast.FunctionDef) -> list[tuple[str, object]]:
     return [(p.arg, d) for p, d in zip(params, defaults, strict=True)]
 
 
-def _uses_http_client(tree: ast.Module) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(a.name == "http.client" for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and (
-            node.module == "http.client"
-            or (node.module == "http" and any(a.name == "client" for a in node.names))
-        ):
-            return True
-    return False
-
-
 @check("sse_py.static", reads=("sse_py",))
 def static(ctx: Context) -> None:
     """sse.py defines the lab's `stream(...)` signature and imports http.client."""
-    tree: ast.Module = ctx["sse_py"]
-    functions = [
-        n
-        for n in tree.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "stream"
-    ]
+    source: Outline = ctx["sse_py"]
+    functions = [f for f in source.functions if f.name == "stream"]
     if not functions:
         raise Fail(
             "no_stream",
@@ -62,14 +130,14 @@ def static(ctx: Context) -> None:
             at=ctx.at("sse_py", line=1),
         )
     func = functions[-1]
-    if isinstance(func, ast.AsyncFunctionDef):
+    if func.is_async:
         raise Fail(
             "async",
             expected=SIGNATURE,
             found="async def stream",
-            at=ctx.at("sse_py", line=func.lineno),
+            at=ctx.at("sse_py", line=func.line),
         )
-    found = _signature(func)
+    found = _signature(func.args)
     expected = [
         (name, _NO_DEFAULT if name == "messages" else default) for name, default in _EXPECTED
     ]
@@ -78,9 +146,9 @@ def static(ctx: Context) -> None:
     ):
         shown = f"stream({_source(func.args)})"
         raise Fail(
-            "signature", expected=SIGNATURE, found=shown, at=ctx.at("sse_py", line=func.lineno)
+            "signature", expected=SIGNATURE, found=shown, at=ctx.at("sse_py", line=func.line)
         )
-    if not _uses_http_client(tree):
+    if "http.client" not in source.imports:
         raise Fail(
             "no_http_client",
             expected="import http.client",

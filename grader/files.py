@@ -35,6 +35,13 @@ class RawFile:
     size: int
 
 
+def without_bytes(raw: RawFile) -> RawFile:
+    """The same file's facts with its bytes let go (`data` empty; `size` still says how
+    many bytes were read): what the result and the input digest keep once the bytes are
+    decoded into text and hashed."""
+    return RawFile(name=raw.name, data=b"", sha256=raw.sha256, size=raw.size)
+
+
 class Refused(Exception):
     """The file exists but was not read; `problem` says why."""
 

@@ -15,7 +15,7 @@ from grader.digest import input_digest
 from grader.i18n import Catalog
 from grader.lab import Lab
 from grader.limits import Limits
-from grader.loading import Artifact, Read, parse, read
+from grader.loading import Artifact, ArtifactSpec, Read, decode, parse_decoded, read, released
 from grader.locate import locate
 from grader.problems import Location, Problem
 from grader.result import (
@@ -80,6 +80,28 @@ def find_files(
     raise NotGradable(Problem(key, {"folder": folder, "files": files}))
 
 
+def _read_within(
+    spec: ArtifactSpec,
+    folder: str,
+    overrides: Mapping[str, str],
+    limits: Limits,
+    refused: Mapping[str, Problem] | None,
+    total: int,
+) -> Read:
+    """Read one artifact's bytes under the caps, `total` bytes of the submission being
+    read already (a file past `submission_bytes` is refused unread)."""
+    if refused and spec.name in refused:
+        return Read(spec.filename, None, refused[spec.name], "refused")
+    if total > limits.submission_bytes:
+        problem = Problem(
+            "file.submission_too_big",
+            {"limit": limits.submission_bytes},
+            Location(spec.filename),
+        )
+        return Read(spec.filename, None, problem, "refused")
+    return read(spec, folder, limits, overrides.get(spec.name))
+
+
 def read_artifacts(
     lab: Lab,
     folder: str,
@@ -87,31 +109,47 @@ def read_artifacts(
     limits: Limits,
     refused: Mapping[str, Problem] | None = None,
 ) -> dict[str, Read]:
-    """Read every artifact's bytes (unparsed), in the lab's order, under the caps.
+    """Read every artifact's bytes (unparsed), in the lab's order, under the caps, keeping
+    of each only its facts (`loading.released`): what the input digest is computed from.
 
     `refused` gives artifacts already known to be unreadable, with the reason (a member
-    of an archive over its cap, never extracted). This is the whole input of grading,
-    and what the input digest is computed from.
+    of an archive over its cap, never extracted).
     """
     check_folder(folder)
     got: dict[str, Read] = {}
     total = 0
     for spec in lab.artifacts:
-        if refused and spec.name in refused:
-            got[spec.name] = Read(spec.filename, None, refused[spec.name], "refused")
-            continue
-        if total > limits.submission_bytes:
-            problem = Problem(
-                "file.submission_too_big",
-                {"limit": limits.submission_bytes},
-                Location(spec.filename),
-            )
-            got[spec.name] = Read(spec.filename, None, problem, "refused")
-            continue
-        one = read(spec, folder, limits, overrides.get(spec.name))
+        one = released(_read_within(spec, folder, overrides, limits, refused, total))
         total += one.raw.size if one.raw else 0
         got[spec.name] = one
     return got
+
+
+def load_each(
+    lab: Lab,
+    folder: str,
+    overrides: Mapping[str, str],
+    limits: Limits,
+    refused: Mapping[str, Problem] | None = None,
+) -> tuple[dict[str, Read], dict[str, Artifact]]:
+    """Read, decode and parse every artifact, one file after the other: the whole input
+    of grading (the `Read`s, bytes let go) and the artifacts.
+
+    One file at a time, its bytes dropped as soon as they are decoded and hashed, so a
+    near-cap submission never holds all its files' bytes at once, nor a file's bytes beside
+    its text while it is parsed.
+    """
+    check_folder(folder)
+    got: dict[str, Read] = {}
+    artifacts: dict[str, Artifact] = {}
+    total = 0
+    for spec in lab.artifacts:
+        one, text = decode(_read_within(spec, folder, overrides, limits, refused, total))
+        total += one.raw.size if one.raw else 0
+        got[spec.name] = one
+        artifacts[spec.name] = parse_decoded(spec, one, text, limits)
+        del text  # the next file's bytes are read without this one's text beside them
+    return got, artifacts
 
 
 def load_artifacts(
@@ -123,8 +161,7 @@ def load_artifacts(
 ) -> dict[str, Artifact]:
     """Load every artifact the lab declares from `folder` (or its override path)."""
     limits = limits.with_lab_defaults(lab.limits)
-    got = read_artifacts(lab, folder, overrides, limits, refused)
-    return {spec.name: parse(spec, got[spec.name], limits) for spec in lab.artifacts}
+    return load_each(lab, folder, overrides, limits, refused)[1]
 
 
 def digest_of(lab: Lab, rubric: Rubric, lang: str, got: Mapping[str, Read]) -> str:
@@ -234,8 +271,7 @@ def grade(
     files, files_in = find_files(lab, folder, overrides, refused)
 
     def confined_phase() -> tuple[dict[str, Read], dict[str, Artifact], list[Outcome]]:
-        got = read_artifacts(lab, files, overrides, limits, refused)
-        artifacts = {spec.name: parse(spec, got[spec.name], limits) for spec in lab.artifacts}
+        got, artifacts = load_each(lab, files, overrides, limits, refused)
         return (
             got,
             artifacts,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from grader.files import RawFile, Refused, read_file
+from grader.files import RawFile, Refused, read_file, without_bytes
 from grader.limits import Limits
 from grader.problems import Location, Problem
 from grader.sandbox import prepared
@@ -164,16 +164,41 @@ def _difflib() -> Any:
     return difflib
 
 
-def parse(spec: ArtifactSpec, got: Read, limits: Limits) -> Artifact:
-    """The artifact made of what `read` gave; never raises."""
+def decode(got: Read) -> tuple[Read, str | Problem | None]:
+    """What `read` gave, with its bytes let go, and their text (or the problem that they
+    are no UTF-8 text; None when nothing was read).
+
+    Once decoded and hashed, nothing needs a file's bytes again (the result and the input
+    digest keep only its sha256 and size, and nothing downstream re-reads a file), so the
+    returned `Read` holds none (`files.without_bytes`): a near-cap submission is not kept
+    twice, as bytes and as text, while it is parsed and checked.
+    """
+    if got.raw is None:
+        return got, None
+    try:
+        text: str | Problem = decode_utf8(got.raw.data, got.file)
+    except TextError as error:
+        text = error.problem
+    return released(got), text
+
+
+def released(got: Read) -> Read:
+    """`got` with its bytes let go (`files.without_bytes`), its facts kept."""
+    if got.raw is None:
+        return got
+    return Read(got.file, without_bytes(got.raw), got.problem, got.status)
+
+
+def parse_decoded(
+    spec: ArtifactSpec, got: Read, text: str | Problem | None, limits: Limits
+) -> Artifact:
+    """The artifact made of what `decode` gave; never raises."""
     file, raw = got.file, got.raw
     if raw is None:
         problems = [got.problem] if got.problem is not None else []
         return Artifact(spec, file, got.status, problems=problems)
-    try:
-        text = decode_utf8(raw.data, file)
-    except TextError as error:
-        return Artifact(spec, file, "invalid", raw, problems=[error.problem])
+    if not isinstance(text, str):
+        return Artifact(spec, file, "invalid", raw, problems=[text] if text else [])
     try:
         parsed = spec.parser(text, file, limits)
     except (RecursionError, MemoryError, ValueError) as exc:  # parser bugs on hostile input
@@ -192,6 +217,13 @@ def parse(spec: ArtifactSpec, got: Read, limits: Limits) -> Artifact:
         problems,
         parsed.line_of,
     )
+
+
+def parse(spec: ArtifactSpec, got: Read, limits: Limits) -> Artifact:
+    """The artifact made of what `read` gave; never raises. (The caller's `got` still holds
+    the bytes while the file is parsed: `decode` first, then `parse_decoded`, lets them go.)"""
+    released, text = decode(got)
+    return parse_decoded(spec, released, text, limits)
 
 
 def load(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = None) -> Artifact:

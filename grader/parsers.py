@@ -43,10 +43,9 @@ def json_lines(schema: SchemaRef) -> Parser:
     """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
-        decoder = StrictDecoder(limits.number_digits, limits.json_depth)
+        decoder = StrictDecoder(limits.number_digits, limits.json_depth, share_keys=True)
         records: list[object] = []
         record_lines: list[int] = []
-        maps: list[PositionMap] = []
         problems: list[Problem] = []
         for number, line in enumerate(_LINE_END.split(text), start=1):
             if len(problems) >= limits.problems_per_file:
@@ -88,13 +87,14 @@ def json_lines(schema: SchemaRef) -> Parser:
                     )
                 records.append(value)
             record_lines.append(number)
-            maps.append(PositionMap(line, number))
 
         def line_of(pointer: str) -> int | None:
+            """The physical line of the record a pointer is in: a record is one line, so
+            every pointer into it is on that line (no line text is kept to walk)."""
             head = pointer.split("/")[1] if pointer.startswith("/") else ""
             if not head.isdigit() or int(head) >= len(record_lines):
                 return None
-            return maps[int(head)].line_of(pointer[len(head) + 1 :]) or record_lines[int(head)]
+            return record_lines[int(head)]
 
         return Parsed(records, problems, line_of)
 

@@ -122,3 +122,19 @@ def test_a_parser_that_gives_up_on_a_file_names_the_file(rubric) -> None:
     problem = artifact.problems[0]
     text = catalog_for(LAB, "en").text(problem.message_id, problem.params)
     assert artifact.status == "invalid" and text == "odd.json could not be parsed (ValueError)."
+
+
+def test_loading_keeps_each_files_hash_and_size_but_not_its_bytes(rubric, submission: Path) -> None:
+    """Once a file is decoded and hashed nothing needs its bytes (nothing downstream
+    re-reads a file), so a near-cap submission is not held as bytes beside its text."""
+    import hashlib
+
+    from checks import LAB
+    from grader.grade import load_each
+
+    got, artifacts = load_each(LAB, str(submission), {}, rubric.make_limits(LAB.limits))
+    data = (submission / "server.log").read_bytes()
+    for facts in (got["log"].raw, artifacts["log"].raw):
+        assert facts is not None and facts.data == b""
+        assert (facts.size, facts.sha256) == (len(data), hashlib.sha256(data).hexdigest())
+    assert artifacts["log"].status == "valid"

@@ -89,7 +89,7 @@ def chat_stream(chunk_schema: SchemaRef) -> Parser:
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         stream = parse_event_stream(text, max_events=limits["sse_events"])
-        decoder = StrictDecoder(limits.number_digits, limits.json_depth)
+        decoder = StrictDecoder(limits.number_digits, limits.json_depth, share_keys=True)
         problems: list[Problem] = []
         events: list[StreamEvent] = []
         if stream.truncated:

@@ -205,16 +205,17 @@ class ServerLog:
         print no cancel lines at all (`slot released` releases), the release of a task
         with no timing block."""
         finished = {(self.run_of(t.line), t.task) for t in self.timings}
-        cancelled = {(self.run_of(c.line), c.task) for c in self.cancels}
         found: list[Cancel | Release] = [
             c for c in self.cancels if (self.run_of(c.line), c.task) not in finished
         ]
-        found += [
-            r
-            for r in self.releases
-            if r.form == "slot released"
-            and (self.run_of(r.line), r.task) not in finished | cancelled
-        ]
+        if any(r.form == "slot released" for r in self.releases):
+            # the union once, not once per release: a near-cap JSON log has ten thousand
+            ended = finished | {(self.run_of(c.line), c.task) for c in self.cancels}
+            found += [
+                r
+                for r in self.releases
+                if r.form == "slot released" and (self.run_of(r.line), r.task) not in ended
+            ]
         return sorted(found, key=lambda e: e.line)
 
     def full_prompt_tokens(self, timing: TaskTiming) -> int | None:

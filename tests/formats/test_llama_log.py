@@ -688,3 +688,55 @@ def test_launch_of_a_task_launched_only_in_an_earlier_run_is_none() -> None:
     assert log.launch_of(7, near_line=150) is None
     assert log.launch_of(5, near_line=105) is None
     assert log.launch_of(9, near_line=150) is None
+
+
+# -- the lab's build's task lines read the same wrapped or not ----------------------------
+
+_GAP = st.text(" ", min_size=1, max_size=3)
+_FIGURE = st.one_of(
+    st.sampled_from(["inf", "nan", "-nan"]), st.floats(0, 1e5).map(lambda x: f"{x:.2f}")
+)
+
+
+@st.composite
+def _task_line(draw: st.DrawFn) -> str:
+    """One of the five task lines of the lab's build, its numbers and spacing drawn."""
+    n = draw(st.integers(0, 99_999))
+    time = f"{draw(st.integers(0, 999))}.{n % 60:02d}.{n % 1000:03d}.{(n * 7) % 1000:03d} I "
+    slot = f"id {draw(st.integers(0, 9)):2d} | task {draw(st.integers(0, 40))} |{draw(_GAP)}"
+    ms = f"{draw(st.floats(0, 1e6)):.2f}"
+    figures = draw(
+        st.one_of(
+            st.just(""),
+            st.tuples(_FIGURE, _FIGURE).map(
+                lambda f: f" ({f[0]:>8} ms per token, {f[1]:>8} tokens per second)"
+            ),
+        )
+    )
+    kind = draw(st.sampled_from(["prompt eval", "eval", "total", "release", "launch"]))
+    if kind in ("prompt eval", "eval"):
+        tokens = f"{n % 2000:5d} tokens{figures}"
+        return f"{time}slot print_timing: {slot}{kind} time = {ms:>10} ms / {tokens}"
+    if kind == "total":
+        return f"{time}slot print_timing: {slot}total time = {ms:>10} ms / {n % 3000:5d} tokens"
+    if kind == "release":
+        counter = draw(st.sampled_from(["n_tokens", "n_past"]))
+        return f"{time}slot      release: {slot}stop processing: {counter} = {n}, truncated = 0"
+    return f"{time}slot launch_slot_: {slot}processing task, is_child = 0"
+
+
+_REAL_LINES = REAL_CORRECT.read_text("utf-8").splitlines()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_task_line(), st.sampled_from(_REAL_LINES)), max_size=40))
+def test_task_lines_read_the_same_behind_a_docker_compose_prefix(lines: list[str]) -> None:
+    """The lab's build's task lines are read by a shortcut (`_TASK_LINE`); a wrapper
+    before each line sends them through the general path, which must agree."""
+    wrapped = ["llm-1  | " + line for line in lines]
+    assert scan_log("\n".join(lines)) == scan_log("\n".join(wrapped))
+
+
+def test_real_correct_log_reads_the_same_behind_a_docker_compose_prefix() -> None:
+    wrapped = "\n".join("llm-1  | " + line for line in _REAL_LINES)
+    assert scan_log("\n".join(_REAL_LINES)) == scan_log(wrapped)
