@@ -20,11 +20,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from grader.i18n import LANGUAGES
 from grader.problems import Param
+from grader.records import field, record
 
 ARGPARSE_WORDS: dict[str, tuple[str, Mapping[str, str]]] = {
     # msgid -> (key in `[argparse]`, catalog placeholder -> argparse's own % specifier)
@@ -69,7 +69,7 @@ ARGPARSE_WORDS: dict[str, tuple[str, Mapping[str, str]]] = {
 """argparse's msgids that reach a user (Python 3.10 to 3.13), with their catalog keys."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Arg:
     """One argument of a command: its flags (or its positional name), the catalog id of
     its help text (with the text's parameters) and argparse's other keywords."""
@@ -93,7 +93,7 @@ def arg(
     return Arg(tuple(flags), help, options, dict(params or {}), group)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Command:
     """One subcommand: its name, the catalog ids of its one-line summary (the list in
     `grader --help`), its description and epilog, and its arguments."""

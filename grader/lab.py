@@ -25,19 +25,19 @@ no check of the lab or a cycle of them, a size cap or path option that names not
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 from grader.engine import Check, run_order
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.loading import ArtifactSpec
 from grader.params import ParamSpec
+from grader.records import field, record
 from grader.rubric import RESERVED_KEYS
 from grader.schema import SchemaSet
 
 ORDERS = ("asc", "desc")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Leaderboard:
     """One column of a Gradescope leaderboard: a number a check records.
 
@@ -52,7 +52,7 @@ class Leaderboard:
     order: str = "desc"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Lab:
     """Everything the engine needs to know about one lab."""
 

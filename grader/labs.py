@@ -21,10 +21,10 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from grader.lab import Lab
+from grader.records import record
 from grader.syspath import grader_root
 from grader.worded import Worded
 
@@ -37,7 +37,7 @@ class LabError(Worded):
     grader/messages)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EntryPoint:
     """One lab registered by an installed distribution."""
 

@@ -29,13 +29,13 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.package_data import package_file, read_text
 from grader.params import POINTS, Choice, Flag, Integer, ParamSpec
 from grader.problems import Param
+from grader.records import field, record
 from grader.tomlfile import TOMLDecodeError, load_cached, loads
 
 LIMIT_SPEC = Integer(1, 1 << 53)
@@ -101,7 +101,7 @@ class RubricError(Exception):
         return self.text(Catalog("en", ("grader",)))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rubric:
     """A validated rubric; `sha256` is of the file's bytes (part of the input digest)."""
 

@@ -8,8 +8,9 @@ dependencies cost nothing to the others. A new format is a new module and one li
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from grader.records import record
 
 if TYPE_CHECKING:  # `grader --help` lists FORMATS without importing any of this
     from grader.i18n import Catalog
@@ -25,7 +26,7 @@ FORMATS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RenderOptions:
     catalog: Catalog
     color: bool = False

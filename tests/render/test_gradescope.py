@@ -21,6 +21,7 @@ import jsonschema
 import pytest
 
 from checks import LAB
+from grader import records
 from grader.cli import main
 from grader.grade import catalog_for
 from grader.render import RenderOptions
@@ -252,7 +253,7 @@ def test_the_rubrics_default_visibility_is_the_results_and_every_tests() -> None
 
 def test_a_checks_own_visibility_overrides_a_hidden_default() -> None:
     rubric = rubric_with(*HIDE_CANCEL)
-    rubric = dataclasses.replace(rubric, gradescope={**rubric.gradescope, "visibility": "hidden"})
+    rubric = records.replace(rubric, gradescope={**rubric.gradescope, "visibility": "hidden"})
     doc = results_with(graded("correct"), rubric)
     assert check_named(doc, "cancel.slot_freed")["visibility"] == "after_due_date"
     assert check_named(doc, "health.ok")["visibility"] == "hidden"
