@@ -14,8 +14,10 @@ generated module never a second one: it is regenerated, never edited, and
 `tests/test_records.py` fails when it is out of date, and compares every record with the
 dataclass its declaration makes.
 
-A record is not a dataclass (`dataclasses.fields` and `replace` refuse it): `field_names`
-and `replace` here do their jobs.
+A record is not a dataclass (`dataclasses.fields` and `replace` refuse it): `field_names`,
+`fields_of` and `replace` here do their jobs, and `as_dataclasses` gives the dataclasses
+the declarations make, for tools that read dataclasses (pydantic writing the result's
+JSON Schema) and for the tests.
 """
 
 from __future__ import annotations
@@ -89,6 +91,12 @@ def field_names(record: Any) -> tuple[str, ...]:
     return record.__record_fields__
 
 
+def fields_of(record: Any) -> dict[str, Any]:
+    """A record's fields by name, the values themselves (not copied: `dataclasses.asdict`
+    without its recursion and deep copies)."""
+    return {name: getattr(record, name) for name in record.__record_fields__}
+
+
 def is_record(value: Any) -> bool:
     """Whether `value` is a record (not a record class)."""
     return hasattr(type(value), "__record_fields__")
@@ -102,6 +110,38 @@ def replace(record: R, /, **changes: Any) -> R:
     if unknown:
         raise TypeError(f"{type(record).__qualname__} has no field {sorted(unknown)[0]!r}")
     return type(record)(**{**values, **changes})
+
+
+def as_dataclasses(module: str, *, evaluate_annotations: bool = False) -> dict[str, type]:
+    """The dataclasses the record declarations of `module` make, by name: each class
+    statement executed again, in declaration order, in a copy of the module's namespace
+    where `record` and `field` are `dataclasses.dataclass` and `dataclasses.field` (so a
+    field typed with an earlier record of the module is typed with its dataclass when
+    `evaluate_annotations`; else annotations stay strings, as the module has them).
+    Reads the module's source: for tools and tests, never while grading."""
+    import __future__
+
+    import ast
+    import dataclasses
+
+    namespace = {
+        **vars(sys.modules[module]),
+        "record": dataclasses.dataclass,
+        "field": dataclasses.field,
+    }
+    path = namespace["__file__"]
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    made = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and hasattr(
+            namespace.get(node.name), "__record_fields__"
+        ):
+            flags = 0 if evaluate_annotations else __future__.annotations.compiler_flag
+            code = compile(ast.Module([node], type_ignores=[]), path, "exec", flags, True)
+            exec(code, namespace)
+            made[node.name] = namespace[node.name]
+    return made
 
 
 def cannot_assign(name: str) -> AttributeError:

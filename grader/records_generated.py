@@ -913,6 +913,242 @@ def _grader_render_RenderOptions(cls, defaults, factories):
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
 
 
+def _grader_result_ResultLocation(cls, defaults, factories):
+    """The methods of `grader.result.ResultLocation`."""
+    (d_line, d_column, d_pointer) = defaults
+    set_field = object.__setattr__
+
+    def __init__(self, file: str, line: int | None = d_line, column: int | None = d_column, pointer: str | None = d_pointer):
+        set_field(self, 'file', file)
+        set_field(self, 'line', line)
+        set_field(self, 'column', column)
+        set_field(self, 'pointer', pointer)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(file={self.file!r}, line={self.line!r}, column={self.column!r}, pointer={self.pointer!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.file, self.line, self.column, self.pointer) == (other.file, other.line, other.column, other.pointer)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.file, self.line, self.column, self.pointer))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('file', 'line', 'column', 'pointer'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('file', 'line', 'column', 'pointer'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
+def _grader_result_CheckResult(cls, defaults, factories):
+    """The methods of `grader.result.CheckResult`."""
+    (d_message, d_hint, d_explanation, d_artifact, d_location, d_expected, d_found, d_message_id, d_data, d_cause) = defaults
+    (f_data,) = factories
+    set_field = object.__setattr__
+
+    def __init__(self, id: str, title: str, status: Status, points: float, max_points: float, message: str | None = d_message, hint: str | None = d_hint, explanation: str | None = d_explanation, artifact: str | None = d_artifact, location: ResultLocation | None = d_location, expected: Value = d_expected, found: Value = d_found, message_id: str | None = d_message_id, data: dict[str, Any] = d_data, cause: str | None = d_cause):
+        set_field(self, 'id', id)
+        set_field(self, 'title', title)
+        set_field(self, 'status', status)
+        set_field(self, 'points', points)
+        set_field(self, 'max_points', max_points)
+        set_field(self, 'message', message)
+        set_field(self, 'hint', hint)
+        set_field(self, 'explanation', explanation)
+        set_field(self, 'artifact', artifact)
+        set_field(self, 'location', location)
+        set_field(self, 'expected', expected)
+        set_field(self, 'found', found)
+        set_field(self, 'message_id', message_id)
+        set_field(self, 'data', f_data() if data is FACTORY else data)
+        set_field(self, 'cause', cause)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(id={self.id!r}, title={self.title!r}, status={self.status!r}, points={self.points!r}, max_points={self.max_points!r}, message={self.message!r}, hint={self.hint!r}, explanation={self.explanation!r}, artifact={self.artifact!r}, location={self.location!r}, expected={self.expected!r}, found={self.found!r}, message_id={self.message_id!r}, data={self.data!r}, cause={self.cause!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.id, self.title, self.status, self.points, self.max_points, self.message, self.hint, self.explanation, self.artifact, self.location, self.expected, self.found, self.message_id, self.data, self.cause) == (other.id, other.title, other.status, other.points, other.max_points, other.message, other.hint, other.explanation, other.artifact, other.location, other.expected, other.found, other.message_id, other.data, other.cause)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.id, self.title, self.status, self.points, self.max_points, self.message, self.hint, self.explanation, self.artifact, self.location, self.expected, self.found, self.message_id, self.data, self.cause))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('id', 'title', 'status', 'points', 'max_points', 'message', 'hint', 'explanation', 'artifact', 'location', 'expected', 'found', 'message_id', 'data', 'cause'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('id', 'title', 'status', 'points', 'max_points', 'message', 'hint', 'explanation', 'artifact', 'location', 'expected', 'found', 'message_id', 'data', 'cause'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
+def _grader_result_ProblemResult(cls, defaults, factories):
+    """The methods of `grader.result.ProblemResult`."""
+    (d_location,) = defaults
+    set_field = object.__setattr__
+
+    def __init__(self, message: str, message_id: str, location: ResultLocation | None = d_location):
+        set_field(self, 'message', message)
+        set_field(self, 'message_id', message_id)
+        set_field(self, 'location', location)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(message={self.message!r}, message_id={self.message_id!r}, location={self.location!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.message, self.message_id, self.location) == (other.message, other.message_id, other.location)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.message, self.message_id, self.location))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('message', 'message_id', 'location'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('message', 'message_id', 'location'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
+def _grader_result_ArtifactResult(cls, defaults, factories):
+    """The methods of `grader.result.ArtifactResult`."""
+    (d_sha256, d_bytes, d_problems) = defaults
+    (f_problems,) = factories
+    set_field = object.__setattr__
+
+    def __init__(self, name: str, file: str, status: Literal['valid', 'invalid', 'missing', 'refused'], sha256: str | None = d_sha256, bytes: int | None = d_bytes, problems: list[ProblemResult] = d_problems):
+        set_field(self, 'name', name)
+        set_field(self, 'file', file)
+        set_field(self, 'status', status)
+        set_field(self, 'sha256', sha256)
+        set_field(self, 'bytes', bytes)
+        set_field(self, 'problems', f_problems() if problems is FACTORY else problems)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(name={self.name!r}, file={self.file!r}, status={self.status!r}, sha256={self.sha256!r}, bytes={self.bytes!r}, problems={self.problems!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.name, self.file, self.status, self.sha256, self.bytes, self.problems) == (other.name, other.file, other.status, other.sha256, other.bytes, other.problems)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.name, self.file, self.status, self.sha256, self.bytes, self.problems))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('name', 'file', 'status', 'sha256', 'bytes', 'problems'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('name', 'file', 'status', 'sha256', 'bytes', 'problems'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
+def _grader_result_Summary(cls, defaults, factories):
+    """The methods of `grader.result.Summary`."""
+    set_field = object.__setattr__
+
+    def __init__(self, passed: int, failed: int, skipped: int, error: int):
+        set_field(self, 'passed', passed)
+        set_field(self, 'failed', failed)
+        set_field(self, 'skipped', skipped)
+        set_field(self, 'error', error)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(passed={self.passed!r}, failed={self.failed!r}, skipped={self.skipped!r}, error={self.error!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.passed, self.failed, self.skipped, self.error) == (other.passed, other.failed, other.skipped, other.error)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.passed, self.failed, self.skipped, self.error))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('passed', 'failed', 'skipped', 'error'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('passed', 'failed', 'skipped', 'error'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
+def _grader_result_Result(cls, defaults, factories):
+    """The methods of `grader.result.Result`."""
+    (d_format_errors, d_grader_error, d_input_digest, d_files_in, d_schema_version) = defaults
+    (f_format_errors,) = factories
+    set_field = object.__setattr__
+
+    def __init__(self, grader_version: str, lab: str, rubric_version: str, language: str, submission: str, gradable: bool, score: float, max_score: float, summary: Summary, checks: list[CheckResult], artifacts: list[ArtifactResult], format_errors: list[str] = d_format_errors, grader_error: bool = d_grader_error, input_digest: str | None = d_input_digest, files_in: str | None = d_files_in, schema_version: str = d_schema_version):
+        set_field(self, 'grader_version', grader_version)
+        set_field(self, 'lab', lab)
+        set_field(self, 'rubric_version', rubric_version)
+        set_field(self, 'language', language)
+        set_field(self, 'submission', submission)
+        set_field(self, 'gradable', gradable)
+        set_field(self, 'score', score)
+        set_field(self, 'max_score', max_score)
+        set_field(self, 'summary', summary)
+        set_field(self, 'checks', checks)
+        set_field(self, 'artifacts', artifacts)
+        set_field(self, 'format_errors', f_format_errors() if format_errors is FACTORY else format_errors)
+        set_field(self, 'grader_error', grader_error)
+        set_field(self, 'input_digest', input_digest)
+        set_field(self, 'files_in', files_in)
+        set_field(self, 'schema_version', schema_version)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(grader_version={self.grader_version!r}, lab={self.lab!r}, rubric_version={self.rubric_version!r}, language={self.language!r}, submission={self.submission!r}, gradable={self.gradable!r}, score={self.score!r}, max_score={self.max_score!r}, summary={self.summary!r}, checks={self.checks!r}, artifacts={self.artifacts!r}, format_errors={self.format_errors!r}, grader_error={self.grader_error!r}, input_digest={self.input_digest!r}, files_in={self.files_in!r}, schema_version={self.schema_version!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.grader_version, self.lab, self.rubric_version, self.language, self.submission, self.gradable, self.score, self.max_score, self.summary, self.checks, self.artifacts, self.format_errors, self.grader_error, self.input_digest, self.files_in, self.schema_version) == (other.grader_version, other.lab, other.rubric_version, other.language, other.submission, other.gradable, other.score, other.max_score, other.summary, other.checks, other.artifacts, other.format_errors, other.grader_error, other.input_digest, other.files_in, other.schema_version)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.grader_version, self.lab, self.rubric_version, self.language, self.submission, self.gradable, self.score, self.max_score, self.summary, self.checks, self.artifacts, self.format_errors, self.grader_error, self.input_digest, self.files_in, self.schema_version))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('grader_version', 'lab', 'rubric_version', 'language', 'submission', 'gradable', 'score', 'max_score', 'summary', 'checks', 'artifacts', 'format_errors', 'grader_error', 'input_digest', 'files_in', 'schema_version'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('grader_version', 'lab', 'rubric_version', 'language', 'submission', 'gradable', 'score', 'max_score', 'summary', 'checks', 'artifacts', 'format_errors', 'grader_error', 'input_digest', 'files_in', 'schema_version'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
 def _grader_rubric_Rubric(cls, defaults, factories):
     """The methods of `grader.rubric.Rubric`."""
     (d_limits, d_sha256, d_lab_limits, d_gradescope) = defaults
@@ -1058,6 +1294,12 @@ RECORDS = {
     'grader.problems.Location': (('file', 'line', 'column', 'pointer'), True, False, _grader_problems_Location),
     'grader.problems.Problem': (('message_id', 'params', 'location'), True, False, _grader_problems_Problem),
     'grader.render.RenderOptions': (('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab'), True, False, _grader_render_RenderOptions),
+    'grader.result.ResultLocation': (('file', 'line', 'column', 'pointer'), True, False, _grader_result_ResultLocation),
+    'grader.result.CheckResult': (('id', 'title', 'status', 'points', 'max_points', 'message', 'hint', 'explanation', 'artifact', 'location', 'expected', 'found', 'message_id', 'data', 'cause'), True, False, _grader_result_CheckResult),
+    'grader.result.ProblemResult': (('message', 'message_id', 'location'), True, False, _grader_result_ProblemResult),
+    'grader.result.ArtifactResult': (('name', 'file', 'status', 'sha256', 'bytes', 'problems'), True, False, _grader_result_ArtifactResult),
+    'grader.result.Summary': (('passed', 'failed', 'skipped', 'error'), True, False, _grader_result_Summary),
+    'grader.result.Result': (('grader_version', 'lab', 'rubric_version', 'language', 'submission', 'gradable', 'score', 'max_score', 'summary', 'checks', 'artifacts', 'format_errors', 'grader_error', 'input_digest', 'files_in', 'schema_version'), True, False, _grader_result_Result),
     'grader.rubric.Rubric': (('lab', 'version', 'checks', 'limits', 'sha256', 'lab_limits', 'gradescope'), True, False, _grader_rubric_Rubric),
     'grader.runner.Outcome': (('id', 'status', 'points', 'max_points', 'artifact', 'message_id', 'params', 'location', 'expected', 'found', 'title_id', 'data', 'cause', 'hint_id'), True, False, _grader_runner_Outcome),
     'grader.schema.SchemaRef': (('schemas', 'name'), True, False, _grader_schema_SchemaRef),

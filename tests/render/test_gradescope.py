@@ -9,7 +9,6 @@ the spec lists is allowed and nothing else, so a misspelt or invented key fails.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -176,8 +175,8 @@ def test_skipped_check_is_failed_with_its_reason() -> None:
 
 def test_errored_check_is_failed() -> None:
     result = graded("correct")
-    broken = dataclasses.replace(result.checks[0], status="error", points=0.0, message="boom")
-    doc = results_of(dataclasses.replace(result, checks=[broken, *result.checks[1:]]))
+    broken = records.replace(result.checks[0], status="error", points=0.0, message="boom")
+    doc = results_of(records.replace(result, checks=[broken, *result.checks[1:]]))
     assert doc["tests"][0]["status"] == "failed" and doc["tests"][0]["output"] == "boom"
 
 
@@ -185,10 +184,10 @@ def test_failed_check_worth_no_points_is_still_marked_failed() -> None:
     # Gradescope shows score == max_score as passing unless status says otherwise.
     result = graded("role_chunk_counted")
     checks = [
-        dataclasses.replace(c, points=0.0, max_points=0.0) if c.status == "failed" else c
+        records.replace(c, points=0.0, max_points=0.0) if c.status == "failed" else c
         for c in result.checks
     ]
-    doc = results_of(dataclasses.replace(result, checks=checks))
+    doc = results_of(records.replace(result, checks=checks))
     assert check_named(doc, "chunks.role_chunk_excluded")["status"] == "failed"
 
 
