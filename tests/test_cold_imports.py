@@ -91,6 +91,7 @@ NOT_ON_THE_CHECK_PATH = (
     "difflib",  # only for a misspelt file name or rubric key
     "dataclasses",  # records (grader.records) are built without it
     "inspect",
+    "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
     "zipfile",
     "tarfile",
     "csv",
