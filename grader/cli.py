@@ -307,6 +307,18 @@ def _internal_error(
     return EXIT_GRADER_ERROR
 
 
+def console() -> int:
+    """The `grader` command (pyproject's script, `python -m grader`): `main` in a process
+    that runs this one command and ends. What it imported so far lives until then, so the
+    garbage collector is told to leave it be (`gc.freeze`): ≈4 % of a cold check's
+    instructions went to collections that freed nothing and to the one at exit. Garbage
+    made later is collected as usual."""
+    import gc
+
+    gc.freeze()
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
