@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
 
 from checks.formats.llama_log import ServerLog, TaskTiming
 
-Item = TypeVar("Item")
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    Item = TypeVar("Item")
 
 
 def resolution(value: float | int) -> float:

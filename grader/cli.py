@@ -14,7 +14,6 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from grader import __version__, cli_lab
 from grader.cli_io import say
@@ -44,6 +43,10 @@ from grader.exits import (
     EXIT_PASSED,
 )
 from grader.syspath import drop_working_directory
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 # Commands whose modules are imported only when they run (or for their --help): `grader
 # check` must not pay for the batch runner or the class report. name -> its summary's id

@@ -22,11 +22,14 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from grader.i18n import LANGUAGES
 from grader.problems import Param
 from grader.records import field, record
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 ARGPARSE_WORDS: dict[str, tuple[str, Mapping[str, str]]] = {
     # msgid -> (key in `[argparse]`, catalog placeholder -> argparse's own % specifier)

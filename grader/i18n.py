@@ -13,12 +13,15 @@ import os
 import string
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
 
 from grader.package_data import package_file
 from grader.problems import Param, Term, TitleOf
 from grader.tomlfile import load_cached
 from grader.visible import visible
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 LANGUAGES = ("en", "ja", "ko", "zh")
 FALLBACK = "en"

@@ -29,10 +29,13 @@ from collections.abc import Iterable, Mapping
 from grader.engine import Check, run_order
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.loading import ArtifactSpec
-from grader.params import ParamSpec
 from grader.records import field, record
 from grader.rubric import RESERVED_KEYS
 from grader.schema import SchemaSet
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from grader.params import ParamSpec
 
 ORDERS = ("asc", "desc")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
 
 from grader.files import RawFile, Refused, read_file
 from grader.limits import Limits
@@ -19,7 +18,11 @@ from grader.records import field, record, replace
 from grader.sandbox import prepared
 from grader.text import TextError, decode_utf8
 
-Status = Literal["valid", "invalid", "missing", "refused"]
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Status = Literal["valid", "invalid", "missing", "refused"]
 
 
 @record()

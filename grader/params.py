@@ -18,22 +18,23 @@ catalog's words (`describe`), so the error is in the instructor's language.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Protocol
 
 from grader.records import record
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:  # the protocol is the type checkers': a check never imports typing
+    from typing import Any, Protocol
+
     from grader.i18n import Catalog
 
+    class ParamSpec(Protocol):
+        """A declared parameter: which values it accepts, and how to say so."""
 
-class ParamSpec(Protocol):
-    """A declared parameter: which values it accepts, and how to say so."""
+        def accepts(self, value: Any) -> bool: ...
 
-    def accepts(self, value: Any) -> bool: ...
-
-    def describe(self, catalog: Catalog) -> str:
-        """What it accepts, in the catalog's language: "a number from 0 to 1"."""
-        ...
+        def describe(self, catalog: Catalog) -> str:
+            """What it accepts, in the catalog's language: "a number from 0 to 1"."""
+            ...
 
 
 def _real_number(value: Any) -> bool:

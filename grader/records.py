@@ -115,9 +115,10 @@ def replace(record: R, /, **changes: Any) -> R:
 def as_dataclasses(module: str, *, evaluate_annotations: bool = False) -> dict[str, type]:
     """The dataclasses the record declarations of `module` make, by name: each class
     statement executed again, in declaration order, in a copy of the module's namespace
-    where `record` and `field` are `dataclasses.dataclass` and `dataclasses.field` (so a
-    field typed with an earlier record of the module is typed with its dataclass when
-    `evaluate_annotations`; else annotations stay strings, as the module has them).
+    where `record` and `field` are `dataclasses.dataclass` and `dataclasses.field`. With
+    `evaluate_annotations`, the module's `if TYPE_CHECKING:` blocks run first and each
+    annotation is evaluated (a field typed with an earlier record of the module is then
+    typed with its dataclass); else annotations stay strings, as the module has them.
     Reads the module's source: for tools and tests, never while grading."""
     import __future__
 
@@ -132,12 +133,15 @@ def as_dataclasses(module: str, *, evaluate_annotations: bool = False) -> dict[s
     path = namespace["__file__"]
     with open(path, encoding="utf-8") as handle:
         tree = ast.parse(handle.read())
+    flags = 0 if evaluate_annotations else __future__.annotations.compiler_flag
     made = {}
     for node in tree.body:
-        if isinstance(node, ast.ClassDef) and hasattr(
-            namespace.get(node.name), "__record_fields__"
-        ):
-            flags = 0 if evaluate_annotations else __future__.annotations.compiler_flag
+        checking = isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        if checking and evaluate_annotations:  # the names the annotations use
+            body = ast.Module(node.body, type_ignores=[])
+            exec(compile(body, path, "exec", flags, True), namespace)
+        declared = namespace.get(node.name) if isinstance(node, ast.ClassDef) else None
+        if hasattr(declared, "__record_fields__"):
             code = compile(ast.Module([node], type_ignores=[]), path, "exec", flags, True)
             exec(code, namespace)
             made[node.name] = namespace[node.name]

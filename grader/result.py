@@ -20,15 +20,19 @@ keeps the file equal to what the classes say. `SCHEMA_VERSION` changes with the 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
 
 from grader.records import field, field_names, is_record, record
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:  # read by pydantic too (`records.as_dataclasses` runs this block)
+    from typing import Any, Literal
+
+    Status = Literal["passed", "failed", "skipped", "error"]
+    """How a check ended; `STATUSES` lists them in the order reports count them."""
 
 SCHEMA_VERSION = "1.4.0"
 SCHEMA_ID = "urn:grader:schema:result"  # the engine's, whatever the lab
 
-Status = Literal["passed", "failed", "skipped", "error"]
-"""How a check ended; `STATUSES` lists them in the order reports count them."""
 STATUSES: tuple[Status, ...] = ("passed", "failed", "skipped", "error")
 Value = str | int | float | None
 RESULT_MAX_BYTES = 64 * 1024 * 1024

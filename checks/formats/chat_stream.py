@@ -11,8 +11,6 @@ the older non-standard `error: {...}` field line, each reported as the stream's 
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 from grader.formats.sse import parse_event_stream
 from grader.jsonload import JsonError, StrictDecoder
 from grader.limits import Limits
@@ -21,7 +19,11 @@ from grader.problems import Location, Problem
 from grader.records import record
 from grader.schema import SchemaRef
 
-EventKind = Literal["chunk", "done", "error"]
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    EventKind = Literal["chunk", "done", "error"]
 
 
 @record(frozen=True)
