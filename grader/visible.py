@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any, TypeVar
 
 from grader.records import field_names, is_record, replace
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _UNSAFE_KEEP_LINES = re.compile(

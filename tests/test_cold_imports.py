@@ -92,6 +92,7 @@ NOT_ON_THE_CHECK_PATH = (
     "dataclasses",  # records (grader.records) are built without it
     "inspect",
     "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
+    "typing",  # annotations' names are imported under TYPE_CHECKING only
     "zipfile",
     "tarfile",
     "csv",
