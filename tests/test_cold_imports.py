@@ -93,6 +93,7 @@ NOT_ON_THE_CHECK_PATH = (
     "inspect",
     "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
     "typing",  # annotations' names are imported under TYPE_CHECKING only
+    "string",  # catalog messages are filled by str.format_map
     "zipfile",
     "tarfile",
     "csv",
