@@ -20,11 +20,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
 
 from checks.formats.llama_log import ServerLog, TaskTiming
 
-Item = TypeVar("Item")
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    Item = TypeVar("Item")
 
 
 @functools.lru_cache(maxsize=1 << 12)

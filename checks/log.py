@@ -17,7 +17,6 @@ the log itself must first be shown to be what llama-server wrote during this run
 from __future__ import annotations
 
 import bisect
-from typing import Any
 
 from checks.evidence import blocks, resolution
 from checks.formats.llama_log import Cancel, Figures, ServerLog, TaskTiming
@@ -25,6 +24,10 @@ from checks.numbers import median
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
 from grader.problems import Term
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 # -- log.intact ----------------------------------------------------------------------------
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Any
 
 from checks.evidence import agree, blocks, match, request_params, resolution
 from checks.formats.llama_log import ServerLog, TaskTiming
 from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
 from grader.params import Integer, ListOf, Number
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def prefill_fits(entry: dict[str, Any], timing: TaskTiming, overhead_ms: float) -> bool:

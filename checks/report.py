@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from checks.numbers import close
 from grader.engine import Context, Fail, Note, check
 from grader.params import Number
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _twelve_docs(prefill: Any) -> Any:

@@ -18,12 +18,13 @@ import hashlib
 import json
 import os
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
 from grader.package_data import package_file
 
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:  # pathlib is for the registry's builder: `grader check` never imports it
     from pathlib import Path
+    from typing import Any
 
 MEASURED = (
     "sse_raw.txt",

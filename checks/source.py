@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from grader.engine import Context, Fail, check
 from grader.limits import Limits
 from grader.loading import Parsed, Parser
 from grader.parsers import python_source
+from grader.records import record
 
 SIGNATURE = "stream(messages, max_tokens=64, cache_prompt=True, raw_out=None)"
 _EXPECTED = [("messages", None), ("max_tokens", 64), ("cache_prompt", True), ("raw_out", None)]
 _NO_DEFAULT = object()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FunctionHead:
     """A top-level `def` of sse.py without its body."""
 
@@ -32,7 +32,7 @@ class FunctionHead:
     """Its parameters, their defaults' expressions included: compared, and shown."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Outline:
     """What `sse_py.static` reads of sse.py's syntax tree."""
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from checks.evidence import agree, blocks, request_params, resolution
 from checks.formats.chat_stream import ChatStream
 from checks.formats.llama_log import ServerLog
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 TIMING_KEYS = ("prompt_n", "prompt_ms", "predicted_n")
 

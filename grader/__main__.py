@@ -11,6 +11,6 @@ from grader.syspath import drop_working_directory
 
 drop_working_directory()
 
-from grader.cli import main  # noqa: E402  (only now: see above)
+from grader.cli import console  # noqa: E402  (only now: see above)
 
-sys.exit(main())
+sys.exit(console())

@@ -14,7 +14,6 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from grader import __version__, cli_lab
 from grader.cli_io import say
@@ -44,6 +43,10 @@ from grader.exits import (
     EXIT_PASSED,
 )
 from grader.syspath import drop_working_directory
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 # Commands whose modules are imported only when they run (or for their --help): `grader
 # check` must not pay for the batch runner or the class report. name -> its summary's id
@@ -305,6 +308,18 @@ def _internal_error(
         )
         _render(args, result, catalog)
     return EXIT_GRADER_ERROR
+
+
+def console() -> int:
+    """The `grader` command (pyproject's script, `python -m grader`): `main` in a process
+    that runs this one command and ends. What it imported so far lives until then, so the
+    garbage collector is told to leave it be (`gc.freeze`): ≈4 % of a cold check's
+    instructions went to collections that freed nothing and to the one at exit. Garbage
+    made later is collected as usual."""
+    import gc
+
+    gc.freeze()
+    return main()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from grader.cli_io import say, write
 from grader.cli_parser import LAB, LANG, RUBRIC, Command, arg
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 COMMANDS = {
     "checks": Command(

@@ -16,19 +16,21 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import Protocol
 
 from grader.files import RawFile
 from grader.problems import Problem
 
 DIGEST_VERSION = "1"  # changes when what goes into the digest changes
 
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Protocol
 
-class _Read(Protocol):
-    file: str
-    raw: RawFile | None
-    problem: Problem | None
-    status: str
+    class _Read(Protocol):
+        file: str
+        raw: RawFile | None
+        problem: Problem | None
+        status: str
 
 
 def _fact(got: _Read) -> str:

@@ -27,15 +27,16 @@ Nothing here knows about a particular lab.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from grader.loading import Artifact
-from grader.params import ParamSpec
 from grader.problems import Location, Param
+from grader.records import field, record
 
-if TYPE_CHECKING:  # grader.lab builds on this module
-    pass
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from grader.params import ParamSpec
 
 
 class Fail(Exception):
@@ -64,7 +65,7 @@ class Fail(Exception):
         self.params = params
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Note:
     """Returned by a passing check that has something to say (e.g. "not confirmed")."""
 
@@ -72,7 +73,7 @@ class Note:
     params: dict[str, Param] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Check:
     """A check as a lab declares it: stable id, what it reads, what must pass first.
 

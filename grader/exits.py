@@ -20,7 +20,9 @@ exit-status table is this one.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1

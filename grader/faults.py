@@ -11,9 +11,12 @@ pickles, so a batch worker can hand it to its parent); `write_output` is
 from __future__ import annotations
 
 import errno
-from typing import Any
 
 from grader.atomic import write_atomic
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 STDOUT = "-"  # the path an OutputError names when standard output failed
 

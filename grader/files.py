@@ -17,15 +17,15 @@ import errno
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
 
 from grader.problems import Problem, Term
+from grader.records import record
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RawFile:
     """The bytes of one artifact as read, with the facts the result reports about it."""
 

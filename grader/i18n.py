@@ -10,15 +10,17 @@ then to the id itself, so a gap in a translation shows up as English, never as a
 from __future__ import annotations
 
 import os
-import string
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
 
 from grader.package_data import package_file
 from grader.problems import Param, Term, TitleOf
 from grader.tomlfile import load_cached
 from grader.visible import visible
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 LANGUAGES = ("en", "ja", "ko", "zh")
 FALLBACK = "en"
@@ -107,8 +109,8 @@ class Catalog:
             return None
         # A value may come from the submission: one line, its controls shown as escapes.
         values = _Lenient({k: visible(self._value(v)) for k, v in (params or {}).items()})
-        try:
-            return string.Formatter().vformat(template, (), values)
+        try:  # str.format_map: string.Formatter's result, without importing string
+            return template.format_map(values)
         except (ValueError, IndexError, KeyError):
             return template
 

@@ -14,10 +14,13 @@ import bisect
 import json
 import math
 import re
-from dataclasses import dataclass, field
-from typing import Any
 
 from grader.problems import Location, Problem, json_pointer
+from grader.records import field, record
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -37,7 +40,7 @@ class JsonError(Exception):
         self.problem = problem
 
 
-@dataclass
+@record()
 class LineIndex:
     """Offsets of line starts, to turn a character offset into (line, column)."""
 

@@ -25,19 +25,22 @@ no check of the lab or a cycle of them, a size cap or path option that names not
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 from grader.engine import Check, run_order
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.loading import ArtifactSpec
-from grader.params import ParamSpec
+from grader.records import field, record
 from grader.rubric import RESERVED_KEYS
 from grader.schema import SchemaSet
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from grader.params import ParamSpec
 
 ORDERS = ("asc", "desc")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Leaderboard:
     """One column of a Gradescope leaderboard: a number a check records.
 
@@ -52,7 +55,7 @@ class Leaderboard:
     order: str = "desc"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Lab:
     """Everything the engine needs to know about one lab."""
 

@@ -21,12 +21,15 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from grader.lab import Lab
+from grader.records import record
 from grader.syspath import grader_root
 from grader.worded import Worded
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 GROUP = "grader.labs"
 _SECTION = re.compile(r"^\[\s*(?P<name>[^\]]+?)\s*\]$")
@@ -37,7 +40,7 @@ class LabError(Worded):
     grader/messages)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EntryPoint:
     """One lab registered by an installed distribution."""
 

@@ -13,12 +13,12 @@ lab's alike, in the rubric's `[limits]` table.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from grader.records import field, field_names, record, replace
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """Caps applied while loading (and, for archives, while listing and extracting);
     every cap is checked before the work it bounds. `lab` holds the lab's own caps by
@@ -64,12 +64,10 @@ class Limits:
         """These limits, with each lab cap they do not set at the lab's default."""
         if all(k in self.lab for k in lab_defaults):
             return self
-        return dataclasses.replace(self, lab={**lab_defaults, **self.lab})
+        return replace(self, lab={**lab_defaults, **self.lab})
 
 
-ENGINE_LIMITS: tuple[str, ...] = tuple(
-    f.name for f in dataclasses.fields(Limits) if f.name != "lab"
-)
+ENGINE_LIMITS: tuple[str, ...] = tuple(n for n in field_names(Limits) if n != "lab")
 """The names of the engine's own caps."""
 
 DEFAULT_LIMITS = Limits()

@@ -8,22 +8,24 @@ ever see artifacts, never paths: nothing downstream re-reads a file.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
 
 from grader.files import RawFile, Refused, read_file, without_bytes
 from grader.limits import Limits
 from grader.problems import Location, Problem
+from grader.records import field, record, replace
 from grader.sandbox import prepared
 from grader.text import TextError, decode_utf8
 
-Status = Literal["valid", "invalid", "missing", "refused"]
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Status = Literal["valid", "invalid", "missing", "refused"]
 
 
-@dataclass
+@record()
 class Parsed:
     """What a parser made of a file's text: a value, its problems, and a line locator."""
 
@@ -53,7 +55,7 @@ def format_of(parse: Parser) -> tuple[Any, str] | None:
     return getattr(parse, "file_format", None)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ArtifactSpec:
     """One file a lab reads: its short name (the check-id prefix), file name and parser,
     and the name of the limit that caps its bytes (the engine's `file_bytes`, or one of
@@ -71,7 +73,7 @@ class ArtifactSpec:
     measure: Callable[[Any], Mapping[str, Any]] | None = None
 
 
-@dataclass
+@record()
 class Artifact:
     """One loaded file. `value` is set only when `status` is valid."""
 
@@ -102,12 +104,10 @@ def _locate(problem: Problem, file: str, line_of: Callable[[str], int | None]) -
         if loc.line is not None
         else (line_of(loc.pointer) if loc.pointer is not None else None)
     )
-    return dataclasses.replace(
-        problem, location=Location(file, line, loc.column, loc.pointer or None)
-    )
+    return replace(problem, location=Location(file, line, loc.column, loc.pointer or None))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Read:
     """What reading one artifact's file gave, before any parsing: its bytes, or the
     problem that kept it unread (missing, refused). The input digest is made of these."""

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection
-from dataclasses import dataclass, field
+
+from grader.records import field, record
 
 DEPTH = 2
 """How many levels below a folder its submission's files are looked for."""
@@ -32,7 +33,7 @@ IGNORED = ("__MACOSX", "__pycache__")
 Parts = tuple[str, ...]
 
 
-@dataclass
+@record()
 class Listing:
     """What one folder holds, as the search sees it (sorted names, links apart)."""
 
@@ -70,7 +71,7 @@ def listing(folder: str, names: Collection[str], skip: Collection[str] = ()) -> 
     return found
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Located:
     """The folders below `folder` holding lab files, at the shallowest level that has any:
     `[()]` when `folder` itself holds them, `[]` when no folder does."""

@@ -18,28 +18,30 @@ catalog's words (`describe`), so the error is in the instructor's language.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
 
-if TYPE_CHECKING:
+from grader.records import record
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:  # the protocol is the type checkers': a check never imports typing
+    from typing import Any, Protocol
+
     from grader.i18n import Catalog
 
+    class ParamSpec(Protocol):
+        """A declared parameter: which values it accepts, and how to say so."""
 
-class ParamSpec(Protocol):
-    """A declared parameter: which values it accepts, and how to say so."""
+        def accepts(self, value: Any) -> bool: ...
 
-    def accepts(self, value: Any) -> bool: ...
-
-    def describe(self, catalog: Catalog) -> str:
-        """What it accepts, in the catalog's language: "a number from 0 to 1"."""
-        ...
+        def describe(self, catalog: Catalog) -> str:
+            """What it accepts, in the catalog's language: "a number from 0 to 1"."""
+            ...
 
 
 def _real_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Number:
     """A finite number (integer or decimal) from `low` to `high`, both included."""
 
@@ -53,7 +55,7 @@ class Number:
         return catalog.text("rubric.spec.number", {"low": self.low, "high": self.high}) or ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Integer:
     """A whole number (a TOML integer, not `4.0`) from `low` to `high`, both included."""
 
@@ -68,7 +70,7 @@ class Integer:
         return catalog.text("rubric.spec.integer", {"low": self.low, "high": self.high}) or ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Flag:
     """`true` or `false`."""
 
@@ -79,7 +81,7 @@ class Flag:
         return catalog.text("rubric.spec.boolean") or ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Choice:
     """One of a few fixed words (`"visible"`, `"hidden"`, ...), exactly as written."""
 
@@ -93,7 +95,7 @@ class Choice:
         return catalog.text("rubric.spec.choice", {"values": words}) or ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ListOf:
     """A list of `min_items` to `max_items` values, each accepted by `item`."""
 

@@ -7,7 +7,7 @@ so machine consumers get it without parsing prose.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from grader.records import field, record
 
 Param = str | int | float | None
 
@@ -24,7 +24,7 @@ class TitleOf(str):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Location:
     """Where in the submission something is; every part is optional."""
 
@@ -34,7 +34,7 @@ class Location:
     pointer: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """One thing wrong with an artifact, as a catalog message id plus parameters."""
 

@@ -1,4 +1,4 @@
-"""The grader's result: plain dataclasses, the source of `grader/schemas/result.schema.json`.
+"""The grader's result: plain records, the source of `grader/schemas/result.schema.json`.
 
 Every renderer (text, JSON, Gradescope, JUnit, ...) reads this object and nothing else.
 It is built from language-neutral outcomes plus a message catalog, so the same
@@ -7,25 +7,32 @@ JSON (`Result.from_dict`, `Result.from_json`, `read_result`: batch --resume and 
 the class report, the fuzzer) is validated against the result schema first: those are
 the only readers of result JSON.
 
-Why stdlib dataclasses and not pydantic models: grading must start fast (a student runs
-it dozens of times) and importing pydantic costs more than the whole grading. The JSON
-Schema is still generated from these classes, by pydantic, at development time
-(`scripts/write_result_schema.py`, which reads the attribute docstrings below); a test
+Why records (`grader.records`: dataclasses with nothing compiled at import) and not
+pydantic models: grading must start fast (a student runs it dozens of times) and
+importing pydantic costs more than the whole grading. The JSON Schema is still generated
+from these classes, by pydantic reading the dataclasses their declarations make, at
+development time (`scripts/write_result_schema.py`, which reads the attribute
+docstrings below); a test
 keeps the file equal to what the classes say. `SCHEMA_VERSION` changes with the classes;
 `docs/result-schema-changelog.md` records each change.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from typing import Any, Literal
+
+from grader.records import field, field_names, is_record, record
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:  # read by pydantic too (`records.as_dataclasses` runs this block)
+    from typing import Any, Literal
+
+    Status = Literal["passed", "failed", "skipped", "error"]
+    """How a check ended; `STATUSES` lists them in the order reports count them."""
 
 SCHEMA_VERSION = "1.4.0"
 SCHEMA_ID = "urn:grader:schema:result"  # the engine's, whatever the lab
 
-Status = Literal["passed", "failed", "skipped", "error"]
-"""How a check ended; `STATUSES` lists them in the order reports count them."""
 STATUSES: tuple[Status, ...] = ("passed", "failed", "skipped", "error")
 Value = str | int | float | None
 RESULT_MAX_BYTES = 64 * 1024 * 1024
@@ -33,7 +40,7 @@ RESULT_MAX_BYTES = 64 * 1024 * 1024
 _CONFIG = {"use_attribute_docstrings": True, "extra": "forbid"}
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ResultLocation:
     """Where a finding is: file, 1-based line and column, JSON pointer."""
 
@@ -49,7 +56,7 @@ class ResultLocation:
     """RFC 6901 JSON pointer inside the file."""
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class CheckResult:
     """One check: stable id, outcome, points and the feedback a student acts on."""
 
@@ -78,14 +85,14 @@ class CheckResult:
     """What the check found (language-neutral)."""
     message_id: str | None = None
     """Catalog id of `message`, stable across languages."""
-    data: dict[str, Any] = dataclasses.field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
     """Measurements the check read, by name (JSON values), for reports over many results."""
     cause: str | None = None
     """For a skipped check, the id of the check whose failure it waits for (the first of
     the chain; `<artifact>.schema` when a file did not load)."""
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ProblemResult:
     """One problem with an artifact's file (parse or schema)."""
 
@@ -96,7 +103,7 @@ class ProblemResult:
     location: ResultLocation | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ArtifactResult:
     """One file of the submission as loaded."""
 
@@ -107,10 +114,10 @@ class ArtifactResult:
     status: Literal["valid", "invalid", "missing", "refused"]
     sha256: str | None = None
     bytes: int | None = None
-    problems: list[ProblemResult] = dataclasses.field(default_factory=list)
+    problems: list[ProblemResult] = field(default_factory=list)
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Summary:
     """How many checks ended in each status."""
 
@@ -122,7 +129,7 @@ class Summary:
     error: int
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Result:
     """The grade of one submission."""
 
@@ -141,7 +148,7 @@ class Result:
     summary: Summary
     checks: list[CheckResult]
     artifacts: list[ArtifactResult]
-    format_errors: list[str] = dataclasses.field(default_factory=list)
+    format_errors: list[str] = field(default_factory=list)
     """Why the submission is not gradable."""
     grader_error: bool = False
     """True when the grader itself failed (a check crashed, or grading stopped on an
@@ -247,7 +254,7 @@ class Result:
 
 _LEAVES = frozenset({str, int, float, bool, type(None)})
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-"""Each dataclass met, with its fields in declaration order, as `asdict` walks them."""
+"""Each record met, with its fields in declaration order, as `asdict` walks them."""
 
 
 def _plain(value: Any) -> Any:
@@ -262,8 +269,8 @@ def _plain(value: Any) -> Any:
     if kind is list or kind is tuple:
         return kind(_plain(item) for item in value)
     names = _FIELD_NAMES.get(kind)
-    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
-        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is None and is_record(value):
+        names = _FIELD_NAMES[kind] = field_names(value)
     if names is not None:
         return {name: _plain(getattr(value, name)) for name in names}
     if isinstance(value, dict):
@@ -311,5 +318,9 @@ def result_schema() -> dict[str, Any]:
     """The JSON Schema of `Result` (needs pydantic: a development-time tool here)."""
     from pydantic import TypeAdapter
 
-    schema = TypeAdapter(Result).json_schema()
+    from grader.records import as_dataclasses
+
+    schema = TypeAdapter(
+        as_dataclasses(__name__, evaluate_annotations=True)["Result"]
+    ).json_schema()
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}

@@ -29,14 +29,19 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.package_data import package_file, read_text
-from grader.params import POINTS, Choice, Flag, Integer, ParamSpec
+from grader.params import POINTS, Choice, Flag, Integer
 from grader.problems import Param
+from grader.records import field, record
 from grader.tomlfile import TOMLDecodeError, load_cached, loads
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+    from grader.params import ParamSpec
 
 LIMIT_SPEC = Integer(1, 1 << 53)
 VISIBILITY = Choice(("visible", "hidden", "after_due_date", "after_published"))
@@ -101,7 +106,7 @@ class RubricError(Exception):
         return self.text(Catalog("en", ("grader",)))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rubric:
     """A validated rubric; `sha256` is of the file's bytes (part of the input digest)."""
 
@@ -342,13 +347,15 @@ def load_rubric(
     return parse_rubric(read_rubric_text(path), path, check_ids, params, lab, lab_limits)
 
 
-class _Lab(Protocol):
-    name: str
-    package: str
-    rubric_file: str
-    limits: Mapping[str, int]
+if TYPE_CHECKING:
 
-    def all_check_ids(self) -> list[str]: ...
+    class _Lab(Protocol):
+        name: str
+        package: str
+        rubric_file: str
+        limits: Mapping[str, int]
+
+        def all_check_ids(self) -> list[str]: ...
 
     def parameters(self) -> dict[str, Mapping[str, ParamSpec]]: ...
 

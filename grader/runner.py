@@ -7,21 +7,22 @@ does: a check's exception is its `error` outcome, and grading goes on.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from grader.engine import PARAMS_KEY, Check, Context, Fail, run_order
 from grader.loading import Artifact
 from grader.problems import Location, Param, Term, TitleOf
-from grader.result import Status
+from grader.records import field, record, replace
 
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
+    from typing import Any
+
     from grader.lab import Lab
+    from grader.result import Status
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     """The result of one check, still language-neutral (message ids and parameters)."""
 
@@ -145,7 +146,7 @@ def _run_one(
         # turned that question off
         before = done.get(prerequisite)
         if before is not None and before.status == "skipped":  # the same first cause
-            return dataclasses.replace(
+            return replace(
                 before,
                 id=chk.id,
                 max_points=points,

@@ -48,11 +48,14 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
-from typing import Any, TypeVar
 
 from grader.syspath import grader_root
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 _NETWORK = {
     "socket.__new__",

@@ -15,13 +15,18 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from dataclasses import dataclass
-from typing import Any
 
 from grader.package_data import package_dir
 from grader.problems import Location, Problem, Term, json_pointer, readable_path
+from grader.records import record
 from grader.sandbox import prepared
-from grader.schema_fast import Test, Unsupported, compile_schema
+from grader.schema_fast import Unsupported, compile_schema
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from grader.schema_fast import Test
 
 
 def json_type(value: Any) -> str:
@@ -213,7 +218,7 @@ def _place(instance: Any, error: Any) -> tuple[int, ...]:
     return tuple(place)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SchemaRef:
     """One schema of a `SchemaSet`, by name: what a parser validates against."""
 

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
 
-Test = Callable[[Any], bool]
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
+
+    Test = Callable[[Any], bool]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 ANNOTATIONS = frozenset(

@@ -15,7 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 CACHE_SUFFIX = ".json"
 """A TOML file's JSON copy is the file's name with this appended."""

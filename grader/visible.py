@@ -23,12 +23,16 @@ of the catalogs' own prose (messages, hints, explanations). Neither knows any ch
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from functools import cache
-from typing import Any, TypeVar
 
-T = TypeVar("T")
+from grader.records import field_names, is_record, replace
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _UNSAFE_KEEP_LINES = re.compile(
@@ -83,7 +87,7 @@ def visible_data(value: Any) -> Any:
 
 
 def _item(value: Any) -> Any:
-    return visible_result(value) if dataclasses.is_dataclass(value) else visible_data(value)
+    return visible_result(value) if is_record(value) else visible_data(value)
 
 
 def _field(name: str, value: Any) -> Any:
@@ -93,7 +97,7 @@ def _field(name: str, value: Any) -> Any:
         return value
     if name in PROSE_FIELDS and isinstance(value, list):
         return [visible(v, keep_newlines=True) if isinstance(v, str) else v for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if is_record(value):
         return visible_result(value)
     if isinstance(value, list):
         return [_item(v) for v in value]
@@ -102,11 +106,11 @@ def _field(name: str, value: Any) -> Any:
 
 @cache
 def _names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+    return field_names(cls)
 
 
 def visible_result(result: T) -> T:
-    """A copy of a `Result` (or any dataclass of it) where every string is visible text.
+    """A copy of a `Result` (or any record of it) where every string is visible text.
 
     Prose fields (`PROSE_FIELDS`) keep their line breaks; every other string is one line.
     The same object comes back when nothing needed escaping (the usual case, kept cheap:
@@ -118,4 +122,4 @@ def visible_result(result: T) -> T:
         new = _field(name, value)
         if new is not value and new != value:
             changes[name] = new
-    return dataclasses.replace(result, **changes) if changes else result
+    return replace(result, **changes) if changes else result

@@ -8,7 +8,9 @@ command that catches it words it for its reader.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Worded(Exception):

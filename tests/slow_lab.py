@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 from checks import LAB as REAL_LAB
+from grader import records
 
 
 def _sleep(ctx: object) -> None:
     time.sleep(120)
 
 
-LAB = dataclasses.replace(
+LAB = records.replace(
     REAL_LAB,
     checks=tuple(
-        dataclasses.replace(c, run=_sleep) if c.id == "health.ok" else c for c in REAL_LAB.checks
+        records.replace(c, run=_sleep) if c.id == "health.ok" else c for c in REAL_LAB.checks
     ),
 )

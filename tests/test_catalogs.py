@@ -135,3 +135,20 @@ def test_every_english_count_of_things_has_its_singular(package: str) -> None:
         and f"{package}:{key}" not in NEVER_ONE
     ]
     assert missing == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+@pytest.mark.parametrize("lang", ("en", *TRANSLATIONS))
+def test_every_message_fills_as_string_formatter_fills_it(package: str, lang: str) -> None:
+    """`Catalog.text` fills with `str.format_map` (no `string` import on a check): the same
+    text `string.Formatter` gives, every placeholder given or none."""
+    from grader.i18n import _Lenient
+
+    catalog = Catalog(lang, (package,))
+    for key, template in _flat(package, lang).items():
+        for given in ({}, dict.fromkeys(_placeholders(template), "X")):
+            try:
+                expected = string.Formatter().vformat(template, (), _Lenient(given))
+            except (ValueError, IndexError, KeyError):
+                expected = template
+            assert catalog.text(key, given) == expected, key

@@ -50,12 +50,10 @@ def test_exit_2_on_bad_usage(capsys) -> None:
 
 
 def test_missing_default_folder_explains_how_to_grade_a_sample(capsys, monkeypatch) -> None:
-    import dataclasses
-
     from checks import LAB
-    from grader import labs
+    from grader import labs, records
 
-    moved = dataclasses.replace(LAB, default_folder="/nonexistent/voice/llm")
+    moved = records.replace(LAB, default_folder="/nonexistent/voice/llm")
     monkeypatch.setitem(labs._loaded, LAB.name, moved)
     code, _, err = run(capsys, "check")
     assert code == 2
@@ -63,12 +61,10 @@ def test_missing_default_folder_explains_how_to_grade_a_sample(capsys, monkeypat
 
 
 def test_missing_default_folder_hint_is_in_the_students_language(capsys, monkeypatch) -> None:
-    import dataclasses
-
     from checks import LAB
-    from grader import labs
+    from grader import labs, records
 
-    moved = dataclasses.replace(LAB, default_folder="/nonexistent/voice/llm")
+    moved = records.replace(LAB, default_folder="/nonexistent/voice/llm")
     monkeypatch.setitem(labs._loaded, LAB.name, moved)
     monkeypatch.setenv("LANG", "ja_JP.UTF-8")
     _, _, err = run(capsys, "check")

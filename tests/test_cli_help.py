@@ -221,3 +221,18 @@ def test_section_headings_end_with_the_languages_colon(
     lines = help_of(capsys, command, "--lang", "zh").splitlines()
     assert "选项：" in lines
     assert not [line for line in lines if line.endswith(":") and not line.startswith(" ")]
+
+
+@pytest.mark.parametrize("columns", [None, "", "0", "-3", "wide", "57", "200"])
+def test_help_is_as_wide_as_argparse_would_make_it(
+    columns: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`terminal_columns` reads the width as argparse's `shutil.get_terminal_size` does."""
+    import shutil
+
+    from grader.cli_parser import terminal_columns
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    if columns is not None:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns

@@ -29,6 +29,7 @@ CHECK_PATH = {
     "checks.measures",
     "checks.numbers",
     "checks.prefill",
+    "checks.records_generated",
     "checks.report",
     "checks.samples",
     "checks.sentence",
@@ -63,6 +64,8 @@ CHECK_PATH = {
     "grader.params",
     "grader.parsers",
     "grader.problems",
+    "grader.records",
+    "grader.records_generated",
     "grader.render",
     "grader.render.json",
     "grader.result",
@@ -86,6 +89,11 @@ NOT_ON_THE_CHECK_PATH = (
     "tomllib",  # the catalogs and rubric are read from their JSON copies
     "pathlib",  # the sample registry's builder
     "difflib",  # only for a misspelt file name or rubric key
+    "dataclasses",  # records (grader.records) are built without it
+    "inspect",
+    "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
+    "typing",  # annotations' names are imported under TYPE_CHECKING only
+    "string",  # catalog messages are filled by str.format_map
     "zipfile",
     "tarfile",
     "csv",

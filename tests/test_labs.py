@@ -3,13 +3,12 @@ validated when they are built."""
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.metadata
 
 import pytest
 
 from checks import LAB
-from grader import labs
+from grader import labs, records
 from grader.cli import main
 from grader.engine import check
 from grader.lab import Lab, Leaderboard
@@ -133,7 +132,7 @@ def _noop(ctx: object) -> None:
         (lambda: {"leaderboard": (Leaderboard("l.x", "ttft.medians", "x", "up"),)}, "leaderboard"),
         (
             lambda: {
-                "artifacts": (dataclasses.replace(LAB.artifacts[0], max_bytes="no_cap"),),
+                "artifacts": (records.replace(LAB.artifacts[0], max_bytes="no_cap"),),
                 "checks": (),
             },
             "no_cap",
@@ -142,7 +141,7 @@ def _noop(ctx: object) -> None:
 )
 def test_a_misdeclared_lab_fails_when_it_is_built(change, words: str) -> None:
     with pytest.raises(ValueError, match=words):
-        dataclasses.replace(LAB, **change())
+        records.replace(LAB, **change())
 
 
 def test_a_lab_is_a_lab_value() -> None:

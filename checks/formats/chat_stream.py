@@ -11,20 +11,22 @@ the older non-standard `error: {...}` field line, each reported as the stream's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
-
 from grader.formats.sse import parse_event_stream
 from grader.jsonload import JsonError, StrictDecoder
 from grader.limits import Limits
 from grader.loading import Parsed, Parser, with_format
 from grader.problems import Location, Problem
+from grader.records import record
 from grader.schema import SchemaRef
 
-EventKind = Literal["chunk", "done", "error"]
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    EventKind = Literal["chunk", "done", "error"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StreamEvent:
     """One data event: its first line, what it is, and the decoded chunk if it is one."""
 
@@ -51,7 +53,7 @@ class StreamEvent:
         return choices[0].get("finish_reason") if choices else None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ChatStream:
     """The events of a captured stream, in order, with the facts checks ask about."""
 

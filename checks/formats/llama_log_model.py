@@ -1,6 +1,6 @@
 """What a llama-server log says, as data: the types `checks.formats.llama_log` returns.
 
-The events are slotted dataclasses: a near-cap log holds some 60,000 of them, and a
+The events are slotted records (`grader.records`): a near-cap log holds some 60,000 of them, and a
 per-instance `__dict__` would double what they weigh.
 
 Every event carries its 1-based line, the time its line was printed (`time_ms`, from the
@@ -13,11 +13,12 @@ does not is a line somebody typed.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 from functools import cached_property
 
+from grader.records import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(frozen=True, slots=True)
 class Figures:
     """What a timing line prints after `X ms / N tokens`: `(ms per token, tokens per
     second)`; None where the line prints none (or `inf`/`nan` for a zero time)."""
@@ -26,7 +27,7 @@ class Figures:
     per_second: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TaskTiming:
     """One task's `prompt eval time` line, with its `eval time` and `total time` lines.
 
@@ -54,7 +55,7 @@ class TaskTiming:
     prefixed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Cancel:
     """A `cancel task` line: the server saw the client close the connection."""
 
@@ -65,7 +66,7 @@ class Cancel:
     prefixed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Release:
     """A slot release (`stop processing`, or `slot released` in JSON logs)."""
 
@@ -85,7 +86,7 @@ class Release:
     task cut off by its client is a release without a timing block)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Launch:
     """A slot starting a task (`launch_slot_: ... | task 65 | processing task`)."""
 
@@ -95,7 +96,7 @@ class Launch:
     prefixed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ServerStart:
     """The start-up lines of one server run: what the server said about itself.
 
@@ -116,7 +117,7 @@ class ServerStart:
 Event = TaskTiming | Cancel | Release | Launch
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ServerLog:
     """What `scan_log` found, in log order."""
 

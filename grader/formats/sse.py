@@ -43,7 +43,8 @@ compiled regex and runs of line ends are counted, not looped over.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from grader.records import record
 
 __all__ = ["Event", "Field", "Stream", "parse_event_stream"]
 
@@ -63,7 +64,7 @@ def _count_line_ends(text: str, start: int = 0) -> int:
     return text.count("\r", start) + text.count("\n", start) - text.count("\r\n", start)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Event:
     """One event, as the spec's dispatch step would build it, with where it came from.
 
@@ -87,7 +88,7 @@ class Event:
     """True when an empty line dispatched it; False for the buffered event at end of input."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Field:
     """A line the grader reports on but the spec does not turn into an event.
 
@@ -100,7 +101,7 @@ class Field:
     """Text after the first colon, with one leading space removed if present."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Stream:
     """Everything a parse found, so checks never need to look at the raw text again."""
 

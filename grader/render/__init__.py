@@ -8,12 +8,19 @@ dependencies cost nothing to the others. A new format is a new module and one li
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
 
+from grader.records import record
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:  # `grader --help` lists FORMATS without importing any of this
+    from typing import Any, Protocol
+
     from grader.i18n import Catalog
     from grader.result import Result
+
+    class Renderer(Protocol):
+        def __call__(self, result: Result, options: RenderOptions) -> str: ...
+
 
 FORMATS = {
     "text": "grader.render.text",
@@ -25,7 +32,7 @@ FORMATS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RenderOptions:
     catalog: Catalog
     color: bool = False
@@ -38,10 +45,6 @@ class RenderOptions:
     besides the result (Gradescope's visibility); None: the defaults."""
     lab: Any = None
     """The graded `grader.lab.Lab`, for what it declares to platforms (a leaderboard)."""
-
-
-class Renderer(Protocol):
-    def __call__(self, result: Result, options: RenderOptions) -> str: ...
 
 
 def renderer(name: str) -> Renderer:

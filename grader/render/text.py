@@ -12,10 +12,10 @@ asks on a terminal without NO_COLOR).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 
 from grader.i18n import Catalog, format_value
+from grader.records import fields_of
 from grader.render import RenderOptions
 from grader.render.common import (
     expected_found,
@@ -240,7 +240,7 @@ def render(result: Result, options: RenderOptions) -> str:
     skipped = [c for c in result.checks if c.status == "skipped"]
     if skipped:
         out += ["", *_waiting(skipped, result, t, options)]
-    summary = t.text("render.summary", dataclasses.asdict(result.summary)) or ""
+    summary = t.text("render.summary", fields_of(result.summary)) or ""
     marks = f"{format_value(result.score)}/{format_value(result.max_score)} — {summary}"
     score = labelled(t, t.raw("render.score") or "Score", marks)
     status = "passed" if result.score == result.max_score else "failed"

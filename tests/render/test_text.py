@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from grader import records
 from grader.i18n import Catalog
 from grader.render import RenderOptions
 from grader.render.text import render
@@ -199,15 +200,12 @@ def test_a_japanese_report_keeps_the_half_width_colon_and_space() -> None:
 
 
 def test_a_check_that_gives_only_what_it_found_shows_no_expected_null() -> None:
-    import dataclasses
 
     result = graded("role_chunk_counted")
     checks = [
-        dataclasses.replace(c, expected=None) if c.status == "failed" else c for c in result.checks
+        records.replace(c, expected=None) if c.status == "failed" else c for c in result.checks
     ]
-    text = render(
-        dataclasses.replace(result, checks=checks), RenderOptions(Catalog("en", ("grader",)))
-    )
+    text = render(records.replace(result, checks=checks), RenderOptions(Catalog("en", ("grader",))))
     assert "found: " in text
     assert "expected: null" not in text and "expected" not in text
 
