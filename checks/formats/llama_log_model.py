@@ -1,7 +1,7 @@
 """What a llama-server log says, as data: the types `checks.formats.llama_log` returns.
 
-The events are slotted records (`grader.records`): a near-cap log holds some 60,000 of them, and a
-per-instance `__dict__` would double what they weigh.
+The events are slotted records (`grader.records`): a near-cap log holds some 60,000 of
+them, and a per-instance `__dict__` would double what they weigh.
 
 Every event carries its 1-based line, the time its line was printed (`time_ms`, from the
 `0.53.999.256 I ` time prefix llama.cpp's logger puts before every message, in ms since
