@@ -10,7 +10,6 @@ then to the id itself, so a gap in a translation shows up as English, never as a
 from __future__ import annotations
 
 import os
-import string
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -107,8 +106,8 @@ class Catalog:
             return None
         # A value may come from the submission: one line, its controls shown as escapes.
         values = _Lenient({k: visible(self._value(v)) for k, v in (params or {}).items()})
-        try:
-            return string.Formatter().vformat(template, (), values)
+        try:  # str.format_map: string.Formatter's rules, in C (a hundred messages a grade)
+            return template.format_map(values)
         except (ValueError, IndexError, KeyError):
             return template
 
