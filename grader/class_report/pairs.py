@@ -86,8 +86,9 @@ def _near_counts(vectors: Sequence[list[float | None]], near: float) -> Counter[
 
     An honest class has thousands of near pairs per position (chance puts a dozen
     classmates within 0.5% of each student), so they are counted in bulk, in C: each
-    student's run of near neighbours in a sorted column is one `Counter.update` of
-    `(min, max)` index pairs made by `map` and `zip`, no Python call per pair."""
+    student's run of near neighbours in a sorted column is one `Counter.update` of index
+    pairs made by `zip` (the run sorted and cut at the student's own index, so the
+    smaller comes first): no Python step per pair."""
     counts: Counter[tuple[int, int]] = Counter()
     width = max((len(v) for v in vectors), default=0)
     for position in range(width):
