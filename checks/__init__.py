@@ -29,7 +29,7 @@ from grader.loading import ArtifactSpec
 from grader.parsers import json_document, json_lines
 from grader.schema import SchemaSet
 
-SCHEMAS = SchemaSet.of_package("schemas")
+SCHEMAS = SchemaSet.of_package("schemas", generated="schemas.validators")
 """The lab's formats: `schemas/<name>.schema.json`."""
 
 LIMITS = {

@@ -104,12 +104,27 @@ def registry() -> dict[str, Any]:
         return json.load(handle)["samples"]
 
 
+@cache
+def published() -> tuple[frozenset[tuple[str, str]], frozenset[str]]:
+    """Every (file, sha256) and every stream id of the registry's samples, made once per
+    process: a submission that shares none of them (nearly every one) is no sample's,
+    without a search of the registry sample by sample."""
+    samples = registry().values()
+    files = frozenset((f, sha) for known in samples for f, sha in known["files"].items())
+    return files, frozenset(i for known in samples for i in known["ids"])
+
+
+@cache
+def _sample_roots() -> tuple[str, ...]:
+    return tuple(os.path.normpath(os.path.join(HERE, relative)) for relative in SAMPLE_FOLDERS)
+
+
 def sample_at(folder: str) -> str | None:
     """The sample whose published folder `folder` is (as named, not resolved), if any."""
     if not folder:
         return None
     here = os.path.normpath(os.path.abspath(folder))
-    for root in (os.path.normpath(os.path.join(HERE, relative)) for relative in SAMPLE_FOLDERS):
+    for root in _sample_roots():
         name = os.path.relpath(here, root).replace(os.sep, "/")
         if name in registry():
             return name

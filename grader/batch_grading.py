@@ -94,17 +94,27 @@ def error_result(grading: Grading, source: str, message: str, grader_error: bool
 
 
 def _save(grading: Grading, task: Task, result: Any) -> Row:
-    from grader.visible import visible_result
+    """Write the result file, and make its row and its class-report student from the
+    result as a reader of that file gets it (as --resume reads it back).
+
+    One walk of the result gives the visible plain data the file is written from and the
+    read back is built from (`visible_plain`): no second walk to escape, none to copy,
+    no parsing of the text just written (unless an object key is no string, which JSON
+    would turn into one: then the text is read back)."""
+    from grader.result import json_text, schema_version_first
+    from grader.visible import visible_plain
 
     path = os.path.join(grading.results, task.id + ".json")
-    shown = visible_result(result)  # what the file holds, as --resume will read it back
-    text = shown.to_json()
+    plain, as_read = visible_plain(result)
+    data = schema_version_first(plain)
+    text = json_text(data)
     write_output(path, text.encode("utf-8"))  # OutputError stops the batch
-    # the student the integrity findings read, from the very text written (as a reader
-    # of the file gets it), but without reading it back and validating it again
-    student = student_of(task.id, Result.from_own_json(text))
+    back = Result.from_own_data(data) if as_read else Result.from_own_json(text)
     return dataclasses.replace(
-        row_of(task.id, shown), source=task.source, note=task.note, student=student
+        row_of(task.id, back),
+        source=task.source,
+        note=task.note,
+        student=student_of(task.id, back),
     )
 
 

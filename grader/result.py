@@ -198,14 +198,11 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data, keys in declaration order (schema_version first)."""
-        data = _plain(self)
-        return {"schema_version": data.pop("schema_version"), **data}
+        return schema_version_first(_plain(self))
 
     def to_json(self) -> str:
         """The JSON document: stable key order, no timestamps, newline at the end."""
-        from grader.jsontext import dumps_indented
-
-        return dumps_indented(self.to_dict(), allow_nan=False) + "\n"
+        return json_text(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: Any) -> Result:
@@ -229,6 +226,13 @@ class Result:
         return cls._of(json.loads(text))
 
     @classmethod
+    def from_own_data(cls, data: dict[str, Any]) -> Result:
+        """The result of plain data that is exactly what reading its `json_text` back
+        would give (`grader.visible.visible_plain` says when): the read back, without
+        writing and parsing the text a second time."""
+        return cls._of(data)
+
+    @classmethod
     def _of(cls, data: dict[str, Any]) -> Result:
         return cls(
             **{
@@ -250,6 +254,20 @@ class Result:
         except JsonError as exc:
             raise NotAResult(f"not strict JSON ({exc.problem.message_id})") from None
         return cls.from_dict(data)
+
+
+def schema_version_first(data: dict[str, Any]) -> dict[str, Any]:
+    """A result's plain data (fields in declaration order) as its JSON document orders
+    them: `schema_version` first, so a reader sees the version before anything else."""
+    return {"schema_version": data.pop("schema_version"), **data}
+
+
+def json_text(data: dict[str, Any]) -> str:
+    """The JSON document of a result's plain data: stable key order, two-space indent,
+    newline at the end."""
+    from grader.jsontext import dumps_indented
+
+    return dumps_indented(data, allow_nan=False) + "\n"
 
 
 _LEAVES = frozenset({str, int, float, bool, type(None)})

@@ -69,22 +69,28 @@ class SchemaSet:
     """
 
     def __init__(self, folder: str | None = None, *, package: str | None = None,
-                 subfolder: str = "") -> None:  # fmt: skip
+                 subfolder: str = "", generated: str | None = None) -> None:  # fmt: skip
         if (folder is None) == (package is None):
             raise ValueError("a SchemaSet is a folder or a package, not both")
         self._folder = folder
         self._package = package
         self._subfolder = subfolder
+        self.generated = generated
+        """The module of this set's generated validators (`grader.schema_gen`), if any."""
+        self._generated: dict[str, Test | None] | None = None
         self._schemas: dict[str, dict[str, Any]] = {}
         self._fast: dict[str, Test] = {}
         self._validators: dict[str, Any] = {}
         self._by_id: dict[str, dict[str, Any]] | None = None
 
     @classmethod
-    def of_package(cls, package: str, subfolder: str = "") -> SchemaSet:
+    def of_package(
+        cls, package: str, subfolder: str = "", generated: str | None = None
+    ) -> SchemaSet:
         """The schemas in an importable package (or a folder inside it), found without
-        importing the package."""
-        return cls(package=package, subfolder=subfolder)
+        importing the package; `generated` names the module of their generated
+        validators (written by `scripts/write_validators.py`), if there is one."""
+        return cls(package=package, subfolder=subfolder, generated=generated)
 
     @property
     def folder(self) -> str:
@@ -124,14 +130,48 @@ class SchemaSet:
         return self._by_id
 
     def fast(self, name: str) -> Test:
-        """The fast yes/no validator of schema `name` (`grader.schema_fast`); for a schema
-        it refuses, one that sends every value to jsonschema."""
+        """The fast yes/no validator of schema `name`: the generated function when the
+        set has a current generated module (`grader.schema_gen`), else the closures
+        (`grader.schema_fast`); for a schema the fast path refuses, one that sends every
+        value to jsonschema."""
         if name not in self._fast:
+            generated = self.generated_tests()
+            if name in generated:
+                self._fast[name] = generated[name] or (lambda instance: False)
+                return self._fast[name]
             try:
                 self._fast[name] = compile_schema(self.load(name), self.by_id())
             except Unsupported:
                 self._fast[name] = lambda instance: False
         return self._fast[name]
+
+    def sources(self) -> dict[str, str]:
+        """The sha256 of each schema file's bytes, by schema name (what a generated
+        module records it was made from)."""
+        import hashlib
+
+        found = {}
+        for name in self.names():
+            with open(os.path.join(self.folder, f"{name}.schema.json"), "rb") as handle:
+                found[name] = hashlib.sha256(handle.read()).hexdigest()
+        return found
+
+    def generated_tests(self) -> dict[str, Test | None]:
+        """The generated validators by schema name (None: refused, jsonschema decides),
+        when the module was made from the schema files as they are now; else none,
+        and the closures are compiled: an edited schema is slower, never wrong."""
+        if self._generated is None:
+            self._generated = {}
+            if self.generated is not None:
+                import importlib
+
+                try:
+                    module = importlib.import_module(self.generated)
+                except ImportError:
+                    return self._generated
+                if self.sources() == module.SOURCES:
+                    self._generated = dict(module.VALIDATORS)
+        return self._generated
 
     def refusal(self, name: str) -> str | None:
         """Why the fast path refuses schema `name` (None: it compiles)."""

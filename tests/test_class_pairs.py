@@ -53,8 +53,15 @@ def test_independent_real_runs_make_no_pair(honest_class) -> None:
 def test_independent_real_runs_share_few_near_identical_timings(honest_class) -> None:
     from grader.class_report.pairs import _near_counts, timings_of
 
-    counts = _near_counts({s.id: timings_of(s, SPEC) for s in honest_class}, SPEC.near)
+    counts = _near_counts([timings_of(s, SPEC) for s in honest_class], SPEC.near)
     assert max(counts.values(), default=0) <= SPEC.max_near - 2  # a margin of 2 at least
+
+
+def test_near_timings_are_counted_once_per_pair_and_position_whichever_is_larger() -> None:
+    from grader.class_report.pairs import _near_counts
+
+    vectors = [[1.0, 2.0, None], [1.004, 2.0, 3.0], [5.0, 2.0, 2.999], [0.999, 9.0, 0.0]]
+    assert _near_counts(vectors, 0.005) == {(0, 1): 2, (0, 2): 1, (1, 2): 2, (0, 3): 1, (1, 3): 1}
 
 
 def test_two_students_with_one_run_are_a_pair_sharing_every_file_and_the_id(

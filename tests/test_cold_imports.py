@@ -79,6 +79,8 @@ CHECK_PATH = {
     "grader.tomlfile",
     "grader.visible",
     "grader.worded",
+    "schemas",
+    "schemas.validators",  # the lab's validators, generated from its schemas
 }
 """Our modules a cold `grader check --format json` of a complete submission imports."""
 
@@ -139,7 +141,7 @@ def _cold_check_modules() -> tuple[int, list[str]]:
 def test_a_cold_json_check_imports_exactly_the_check_paths_modules_of_ours() -> None:
     status, modules = _cold_check_modules()
     assert status == 0
-    ours = {m for m in modules if m.split(".")[0] in ("grader", "checks")}
+    ours = {m for m in modules if m.split(".")[0] in ("grader", "checks", "schemas")}
     assert ours == CHECK_PATH
 
 

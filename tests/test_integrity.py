@@ -74,6 +74,22 @@ def test_a_copy_of_a_published_sample_is_caught_naming_it(grade_folder, tmp_path
     assert check.status == "failed" and '"no_cache_ram_flag"' in (check.message or "")
 
 
+def test_a_run_showing_a_published_samples_stream_id_is_caught_naming_it(
+    grade_folder, tmp_path
+) -> None:
+    import re
+
+    from checks.samples import registry
+
+    shutil.copytree(REAL / "correct", tmp_path / "llm")
+    (theirs,) = registry()["no_cache_ram_flag"]["ids"][:1]
+    sse = tmp_path / "llm" / "sse_raw.txt"
+    sse.write_text(re.sub(r"chatcmpl-\w+", theirs, sse.read_text("utf-8")), "utf-8")
+    check = check_of(grade_folder(tmp_path / "llm"), "submission.original")
+    assert check.status == "failed" and check.message_id == "submission.original.reused_id"
+    assert '"no_cache_ram_flag"' in (check.message or "")
+
+
 def test_a_link_to_a_published_sample_is_not_the_sample(grade_folder, tmp_path) -> None:
     link = tmp_path / "llm"
     link.symlink_to(SAMPLES / "correct", target_is_directory=True)

@@ -16,7 +16,7 @@ import pytest
 
 from grader.cli import main
 from grader.render import FORMATS
-from grader.visible import visible, visible_result
+from grader.visible import visible, visible_plain, visible_result
 from tests.conftest import CORRECT, ROOT
 
 # Clear the screen, home the cursor, draw a fake score, copy "evil" to the clipboard
@@ -104,6 +104,38 @@ def test_every_string_of_a_result_is_made_visible(hostile_submission: Path) -> N
     assert not any(RAW.search(s.replace("\n", "")) for s in _strings(data))
     rule = next(c for c in shown.checks if c.id == "sentence.first_sentence_rule")
     assert "\n" not in (rule.message or "") and "\\n" in (rule.message or "")
+
+
+def test_one_walk_gives_the_visible_results_json_as_read_back(hostile_submission: Path) -> None:
+    """`visible_plain` (the batch's one walk) is `visible_result(...).to_dict()`, with
+    lists where the result held tuples: exactly what reading the written text gives."""
+    from checks import LAB
+    from grader.grade import grade
+    from grader.result import json_text, schema_version_first
+    from grader.rubric import load_lab_rubric
+
+    result = grade(LAB, str(hostile_submission), load_lab_rubric(LAB, None, "checks"))
+    plain, as_read = visible_plain(result)
+    data = schema_version_first(plain)
+    assert as_read
+    assert json_text(data) == visible_result(result).to_json()
+    assert json.loads(json_text(data)) == data
+
+
+def test_a_key_that_is_no_string_is_said_not_to_read_back_the_same(
+    hostile_submission: Path,
+) -> None:
+    from checks import LAB
+    from grader.grade import grade
+    from grader.records import replace
+    from grader.rubric import load_lab_rubric
+
+    result = grade(LAB, str(hostile_submission), load_lab_rubric(LAB, None, "checks"))
+    odd = replace(result.checks[0], data={1: ("a\x1b", 2)})
+    result = replace(result, checks=[odd, *result.checks[1:]])
+    plain, as_read = visible_plain(result)
+    assert not as_read
+    assert plain["checks"][0]["data"] == {1: ["a\\x1b", 2]}
 
 
 # ------------------------------------------------------------------ bytes that are not UTF-8

@@ -13,13 +13,14 @@ sweep per timing position, so only near neighbours are ever compared.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from bisect import bisect_left
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import chain, combinations, repeat
 from typing import Any
 
-from grader.class_report.results import Student
+from grader.class_report.results import CheckRow, Student
 from grader.class_report.spec import PairSpec
 
 
@@ -58,10 +59,13 @@ def _numbers(value: Any) -> list[float | None]:
 
 def timings_of(student: Student, spec: PairSpec) -> list[float | None]:
     """The student's recorded timings, in the spec's order (None where absent)."""
+    rows: dict[str, CheckRow] = {}
+    for row in student.checks:  # each check found once, not searched for each timing
+        rows.setdefault(row.id, row)  # the first of an id, as `Student.check` finds it
     out: list[float | None] = []
     for check_id, key in spec.timings:
-        row = student.check(check_id)
-        out.extend(_numbers(row.data.get(key)) if row is not None else [None])
+        found = rows.get(check_id)
+        out.extend(_numbers(found.data.get(key)) if found is not None else [None])
     return out
 
 
@@ -76,21 +80,34 @@ def _ids_of(student: Student, spec: PairSpec) -> set[str]:
     return found
 
 
-def _near_counts(vectors: dict[str, list[float | None]], near: float) -> dict[tuple[str, str], int]:
-    """Per pair of students, at how many positions their timings are within `near`."""
-    counts: dict[tuple[str, str], int] = defaultdict(int)
-    width = max((len(v) for v in vectors.values()), default=0)
+def _near_counts(vectors: Sequence[list[float | None]], near: float) -> Counter[tuple[int, int]]:
+    """Per pair of students (by their index in `vectors`, the smaller first), at how
+    many positions their timings are within `near`.
+
+    An honest class has thousands of near pairs per position (chance puts a dozen
+    classmates within 0.5% of each student), so they are counted in bulk, in C: each
+    student's run of near neighbours in a sorted column is one `Counter.update` of index
+    pairs made by `zip` (the run sorted and cut at the student's own index, so the
+    smaller comes first): no Python step per pair."""
+    counts: Counter[tuple[int, int]] = Counter()
+    width = max((len(v) for v in vectors), default=0)
     for position in range(width):
         column = sorted(
-            (v[position], sid)
-            for sid, v in vectors.items()
+            (v[position], number)
+            for number, v in enumerate(vectors)
             if position < len(v) and v[position] is not None and v[position] > 0
         )
-        for i, (value, sid) in enumerate(column):
-            for other, oid in column[i + 1 :]:
-                if other - value > near * other:
-                    break
-                counts[(min(sid, oid), max(sid, oid))] += 1
+        values = [value for value, _ in column]
+        numbers = [number for _, number in column]
+        size = len(values)
+        for i, value in enumerate(values):
+            end = i + 1
+            while end < size and not values[end] - value > near * values[end]:
+                end += 1
+            if end > i + 1:  # the neighbours below this student's index, then above
+                own, others = numbers[i], sorted(numbers[i + 1 : end])
+                cut = bisect_left(others, own)
+                counts.update(chain(zip(others[:cut], repeat(own)), zip(repeat(own), others[cut:])))
     return counts
 
 
@@ -115,8 +132,11 @@ def find_pairs(students: Sequence[Student], spec: PairSpec | None) -> list[Pair]
             target = shared_files if kind == "file" else shared_ids
             target[(a, b)].add(value.split("\0")[0] if kind == "file" else value)
     vectors = {s.id: timings_of(s, spec) for s in graded}
-    near = _near_counts(vectors, spec.near)
-    keys = set(shared_files) | set(shared_ids) | {k for k, n in near.items() if n > spec.max_near}
+    names = sorted(vectors)  # a pair (a, b) of names, a < b, is (number[a], number[b])
+    number = {name: index for index, name in enumerate(names)}
+    near = _near_counts([vectors[name] for name in names], spec.near)
+    many = {(names[a], names[b]) for (a, b), n in near.items() if n > spec.max_near}
+    keys = set(shared_files) | set(shared_ids) | many
     pairs = []
     for a, b in sorted(keys):
         compared = sum(
@@ -128,7 +148,7 @@ def find_pairs(students: Sequence[Student], spec: PairSpec | None) -> list[Pair]
                 b,
                 tuple(sorted(shared_files.get((a, b), ()))),
                 tuple(sorted(shared_ids.get((a, b), ()))),
-                near.get((a, b), 0),
+                near.get((number[a], number[b]), 0),
                 compared,
             )
         )
