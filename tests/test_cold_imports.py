@@ -97,6 +97,7 @@ NOT_ON_THE_CHECK_PATH = (
     "string",  # catalog messages are filled by str.format_map
     "hashlib",  # small inputs are hashed by CPython's own sha256 (grader.sha)
     "_hashlib",
+    "ast",  # the syntax tree comes from compile(); unparse, literal_eval only for a failure
     "zipfile",
     "tarfile",
     "csv",
