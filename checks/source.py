@@ -7,7 +7,7 @@ source, and a near-cap sse.py's outweighed every other artifact but the log.
 
 from __future__ import annotations
 
-import ast
+import _ast  # the node classes `ast` re-exports: `ast` itself only to show a failure
 from collections.abc import Iterator
 
 from grader.engine import Context, Fail, check
@@ -15,6 +15,10 @@ from grader.limits import Limits
 from grader.loading import Parsed, Parser
 from grader.parsers import python_source
 from grader.records import record
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    import ast
 
 SIGNATURE = "stream(messages, max_tokens=64, cache_prompt=True, raw_out=None)"
 _EXPECTED = [("messages", None), ("max_tokens", 64), ("cache_prompt", True), ("raw_out", None)]
@@ -67,15 +71,15 @@ def _statements(tree: ast.Module) -> Iterator[ast.AST]:
 def outline(tree: ast.Module) -> Outline:
     """The outline of a parsed sse.py."""
     functions = tuple(
-        FunctionHead(n.name, isinstance(n, ast.AsyncFunctionDef), n.lineno, n.args)
+        FunctionHead(n.name, isinstance(n, _ast.AsyncFunctionDef), n.lineno, n.args)
         for n in tree.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if isinstance(n, (_ast.FunctionDef, _ast.AsyncFunctionDef))
     )
     imports: set[str] = set()
     for node in _statements(tree):
-        if isinstance(node, ast.Import):
+        if isinstance(node, _ast.Import):
             imports.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module is not None:
+        elif isinstance(node, _ast.ImportFrom) and node.module is not None:
             imports.add(node.module)
             imports.update(f"{node.module}.{alias.name}" for alias in node.names)
     return Outline(functions, frozenset(imports))
@@ -88,7 +92,7 @@ def client_source() -> Parser:
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         parsed = parse_python(text, file, limits)
-        if isinstance(parsed.value, ast.Module):
+        if isinstance(parsed.value, _ast.Module):
             return Parsed(outline(parsed.value), parsed.problems, parsed.line_of)
         return parsed
 
@@ -98,6 +102,8 @@ def client_source() -> Parser:
 def _source(node: ast.AST) -> str:
     """The node as source text, shortened; absurd nodes (a 4,000-digit literal, deep
     nesting) can't be unparsed, and a message must never fail because of them."""
+    import ast  # only here: a message shows the source, a passing check never does
+
     try:
         text = ast.unparse(node)
     except (ValueError, RecursionError, MemoryError):
@@ -105,15 +111,26 @@ def _source(node: ast.AST) -> str:
     return text if len(text) <= 120 else text[:117] + "…"
 
 
+def _literal(node: ast.expr) -> object:
+    """`ast.literal_eval(node)`, or the node's source when it is not a literal (or an absurd
+    one): compared as text. A constant is its value, which is all `literal_eval` makes of
+    it, so the lab's defaults (64, True, None) need no `ast` module."""
+    if isinstance(node, _ast.Constant):
+        return node.value
+    import ast
+
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _source(node)
+
+
 def _signature(args: ast.arguments) -> list[tuple[str, object]]:
     """(name, default) of the positional parameters; `_NO_DEFAULT` where there is none."""
     params = [*args.posonlyargs, *args.args]
     defaults: list[object] = [_NO_DEFAULT] * (len(params) - len(args.defaults))
     for node in args.defaults:
-        try:
-            defaults.append(ast.literal_eval(node))
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            defaults.append(_source(node))  # not a literal, or an absurd one: compare as text
+        defaults.append(_literal(node))
     return [(p.arg, d) for p, d in zip(params, defaults, strict=True)]
 
 

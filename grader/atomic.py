@@ -11,7 +11,6 @@ a killed process is recognised and removed by the next batch into that folder.
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 TEMPORARY_PREFIX, TEMPORARY_SUFFIX = ".tmp-", ".part"
@@ -39,6 +38,8 @@ def write_atomic(path: str, data: bytes) -> None:
             os.close(handle)  # a deferred write error (NFS, quotas) surfaces here
         os.replace(temporary, path)
     except BaseException:
+        import contextlib  # only now: a cold check imports nothing else of it
+
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise

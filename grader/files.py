@@ -14,12 +14,12 @@ Decisions, each because a submission is controlled by a student:
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
 
 from grader.problems import Problem, Term
 from grader.records import record
+from grader.sha import sha256_hex
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
@@ -113,7 +113,7 @@ def read_file(path: str, max_bytes: int, *, follow: bool = False) -> RawFile | N
         raise Refused(
             Problem("file.too_big", {"file": name, "size": len(data), "limit": max_bytes})
         )
-    return RawFile(name=name, data=data, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    return RawFile(name=name, data=data, sha256=sha256_hex(data), size=len(data))
 
 
 def _unreadable(name: str, error: OSError) -> Refused:

@@ -26,14 +26,22 @@ LANGUAGES = ("en", "ja", "ko", "zh")
 FALLBACK = "en"
 
 
-def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
-    flat: dict[str, str] = {}
+def _flatten(
+    table: Mapping[str, Any], prefix: str = "", flat: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The catalog's tables as one dict of dotted ids: every value a string.
+
+    Written into one dict (a nested table adds to its parent's, rather than making a dict
+    to copy from) and with TOML's tables tested as the dicts they are: flattening the
+    two English catalogs was ≈4 M instructions of a cold `grader check`, now about half.
+    """
+    if flat is None:
+        flat = {}
     for key, value in table.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            flat.update(_flatten(value, name + "."))
+        if isinstance(value, dict):
+            _flatten(value, f"{prefix}{key}.", flat)
         else:
-            flat[name] = str(value)
+            flat[prefix + key] = value if isinstance(value, str) else str(value)
     return flat
 
 

@@ -12,9 +12,10 @@ a copy is out of date.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
+
+from grader.sha import sha256_hex
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def loads(text: str) -> dict[str, Any]:
 
 def text_digest(text: str) -> str:
     """What a JSON copy records of the TOML text it was made from."""
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    return sha256_hex(text.encode("utf-8", "surrogateescape"))
 
 
 def load_cached(text: str, toml_path: str) -> dict[str, Any]:
