@@ -148,12 +148,12 @@ class SchemaSet:
     def sources(self) -> dict[str, str]:
         """The sha256 of each schema file's bytes, by schema name (what a generated
         module records it was made from)."""
-        import hashlib
+        from grader.sha import sha256_hex
 
         found = {}
         for name in self.names():
             with open(os.path.join(self.folder, f"{name}.schema.json"), "rb") as handle:
-                found[name] = hashlib.sha256(handle.read()).hexdigest()
+                found[name] = sha256_hex(handle.read())
         return found
 
     def generated_tests(self) -> dict[str, Test | None]:
