@@ -191,3 +191,16 @@ def test_a_batch_over_folders_that_are_not_utf8_writes_valid_files(
     results = list((out / "results").glob("*.json"))
     assert len(results) == 1
     assert json.loads(results[0].read_text("utf-8"))["submission"].endswith("caf\\xff\\x1b[2J")
+
+
+def test_every_character_it_escapes_is_one_isprintable_refuses() -> None:
+    """The fast path (a printable string is returned as it is) skips nothing unsafe."""
+    import re
+
+    from grader.visible import _UNSAFE, _UNSAFE_KEEP_LINES
+
+    for characters in (_UNSAFE, _UNSAFE_KEEP_LINES):
+        pattern = re.compile(characters)
+        escaped = [chr(code) for code in range(0x110000) if pattern.match(chr(code))]
+        assert len(escaped) > 2048  # the surrogates alone are 2,048
+        assert not any(char.isprintable() for char in escaped)
