@@ -740,3 +740,28 @@ def test_task_lines_read_the_same_behind_a_docker_compose_prefix(lines: list[str
 def test_real_correct_log_reads_the_same_behind_a_docker_compose_prefix() -> None:
     wrapped = "\n".join("llm-1  | " + line for line in _REAL_LINES)
     assert scan_log("\n".join(_REAL_LINES)) == scan_log(wrapped)
+
+
+def test_task_line_groups_are_unpacked_in_the_patterns_order() -> None:
+    """`scan_log` unpacks a task line's `groups()` by position: the names it uses for them
+    are the pattern's groups, in the pattern's order."""
+    from checks.formats.llama_log import _TASK_LINE, _TASK_LINE_GROUPS
+
+    assert tuple(_TASK_LINE.groupindex) == _TASK_LINE_GROUPS
+    assert _TASK_LINE.groups == len(_TASK_LINE_GROUPS)
+
+
+def test_an_open_timings_slots_are_task_timings_fields() -> None:
+    """An open timing is `TaskTiming`'s fields in order: the slots its eval and total
+    lines fill are those fields'."""
+    from checks.formats import llama_log
+    from grader.records import field_names
+
+    names = field_names(TaskTiming)
+    assert [names[i] for i in (llama_log._EVAL_MS, llama_log._EVAL_N)] == ["eval_ms", "eval_n"]
+    assert names[llama_log._EVAL_FIGURES] == "eval_figures"
+    assert [names[i] for i in (llama_log._TOTAL_MS, llama_log._TOTAL_N)] == ["total_ms", "total_n"]
+    opened = llama_log._open_timing(7, 3, 1.5, 2, llama_log._NO_FIGURES, 9.0, True)
+    assert TaskTiming(*opened) == TaskTiming(
+        task=7, line=3, prompt_ms=1.5, prompt_n=2, time_ms=9.0, prefixed=True
+    )
