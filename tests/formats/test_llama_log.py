@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checks.formats.llama_log import ServerLog, TaskTiming, scan_log
+from checks.formats.llama_log import ServerLog, ServerStart, TaskTiming, scan_log
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REAL_CORRECT = DATA / "real" / "correct" / "server.log"
@@ -688,6 +688,35 @@ def test_launch_of_a_task_launched_only_in_an_earlier_run_is_none() -> None:
     assert log.launch_of(7, near_line=150) is None
     assert log.launch_of(5, near_line=105) is None
     assert log.launch_of(9, near_line=150) is None
+
+
+def test_runs_of_gives_each_lines_run() -> None:
+    log = _two_runs([5], [5])
+    assert log.runs_of([1, 50, 99, 100, 150]) == [log.run_of(n) for n in (1, 50, 99, 100, 150)]
+    assert log.runs_of([1, 50, 99, 100, 150]) == [1, 1, 1, 2, 2]
+
+
+def test_ended_tasks_are_the_finished_and_the_cancelled_per_run() -> None:
+    from checks.formats.llama_log import Cancel
+
+    log = ServerLog(
+        line_count=200,
+        timings=(TaskTiming(task=3, line=20, prompt_ms=1.0, prompt_n=1),),
+        cancels=(Cancel(line=120, task=4),),
+        releases=(),
+        truncated=False,
+        starts=(ServerStart(line=1), ServerStart(line=100)),
+    )
+    assert log.ended_tasks() == {(1, 3), (2, 4)}
+
+
+def test_unfinished_is_a_new_list_each_time() -> None:
+    """`unfinished` is found once per log; what a caller does with the list it gets
+    changes nothing for the next caller."""
+    log = scan_log("0.53.999.256 W srv          stop: cancel task, id_task = 774\n")
+    first = log.unfinished()
+    first.clear()
+    assert [c.task for c in log.unfinished()] == [774]
 
 
 # -- the lab's build's task lines read the same wrapped or not ----------------------------
