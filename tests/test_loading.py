@@ -138,3 +138,26 @@ def test_loading_keeps_each_files_hash_and_size_but_not_its_bytes(rubric, submis
         assert facts is not None and facts.data == b""
         assert (facts.size, facts.sha256) == (len(data), hashlib.sha256(data).hexdigest())
     assert artifacts["log"].status == "valid"
+
+
+def test_a_file_marked_parse_last_is_parsed_after_the_others_in_the_labs_order(
+    rubric, submission: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sse.py (`parse_last`) is parsed once every other file is, which moves the peak of
+    its syntax tree past the large files; the artifacts still come in the lab's order."""
+    from checks import LAB
+    from grader import grade
+
+    parsed: list[str] = []
+    parse_decoded = grade.parse_decoded
+
+    def recording(spec, got, text, limits):  # type: ignore[no-untyped-def]
+        parsed.append(spec.name)
+        return parse_decoded(spec, got, text, limits)
+
+    monkeypatch.setattr(grade, "parse_decoded", recording)
+    _, artifacts = grade.load_each(LAB, str(submission), {}, rubric.make_limits(LAB.limits))
+    names = [spec.name for spec in LAB.artifacts]
+    assert parsed == [n for n in names if n != "sse_py"] + ["sse_py"]
+    assert list(artifacts) == names
+    assert artifacts["sse_py"].status == "valid"
