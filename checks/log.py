@@ -142,8 +142,7 @@ def _clock_problem(
 def _order_problem(log: ServerLog) -> Fail | None:
     """Task ids that go back within a server run, or time stamps that do."""
     previous: dict[int, Any] = {}
-    for launch in log.launches:
-        run = log.run_of(launch.line)
+    for run, launch in zip(log.runs_of(e.line for e in log.launches), log.launches, strict=True):
         before = previous.get(run)
         if before is not None and launch.task <= before.task:
             return Fail(
@@ -156,10 +155,10 @@ def _order_problem(log: ServerLog) -> Fail | None:
             )
         previous[run] = launch
     last: dict[int, Any] = {}
-    for event in log.events():
+    events = log.events()
+    for run, event in zip(log.runs_of(e.line for e in events), events, strict=True):
         if event.time_ms is None:
             continue
-        run = log.run_of(event.line)
         before = last.get(run)
         if before is not None and event.time_ms < before.time_ms:
             return Fail(
@@ -207,12 +206,12 @@ def _placement_problem(log: ServerLog) -> Fail | None:
 def _unaccounted_release(log: ServerLog) -> Fail | None:
     """A task the server released with neither a timing block nor a cancel: a finished
     request whose timing lines are gone."""
-    accounted = {(log.run_of(t.line), t.task) for t in log.timings}
-    accounted |= {(log.run_of(c.line), c.task) for c in log.cancels}
-    for release in log.releases:
+    accounted = log.ended_tasks()
+    runs = log.runs_of(r.line for r in log.releases)
+    for run, release in zip(runs, log.releases, strict=True):
         if release.form != "stop processing":
             continue  # a log that prints no cancel line: a cut-off task is a bare release
-        if (log.run_of(release.line), release.task) not in accounted:
+        if (run, release.task) not in accounted:
             return Fail("no_block", found=release.task, task=release.task, line=release.line)
     return None
 

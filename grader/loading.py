@@ -64,6 +64,12 @@ class ArtifactSpec:
     `measure`, when given, picks from a valid file's value the measurements that reports
     over many results need (JSON values by name); they travel in the result, as the
     `data` of the file's `<name>.schema` check, so nothing ever reads the file again.
+
+    `parse_last`: the file is read and decoded in its place (the caps count it there)
+    but parsed after every other file. For a small file whose parse briefly needs many
+    times its size (a syntax tree): that peak then comes once the large files' texts are
+    gone, instead of leaving the memory it frees scattered beside them while they are
+    read and parsed. The artifacts still come in the lab's order.
     """
 
     name: str
@@ -71,6 +77,7 @@ class ArtifactSpec:
     parser: Parser
     max_bytes: str = "file_bytes"
     measure: Callable[[Any], Mapping[str, Any]] | None = None
+    parse_last: bool = False
 
 
 @record()

@@ -496,34 +496,35 @@ def _grader_loading_Parsed(cls, defaults, factories):
 
 def _grader_loading_ArtifactSpec(cls, defaults, factories):
     """The methods of `grader.loading.ArtifactSpec`."""
-    (d_max_bytes, d_measure) = defaults
+    (d_max_bytes, d_measure, d_parse_last) = defaults
     set_field = object.__setattr__
 
-    def __init__(self, name: str, filename: str, parser: Parser, max_bytes: str = d_max_bytes, measure: Callable[[Any], Mapping[str, Any]] | None = d_measure):
+    def __init__(self, name: str, filename: str, parser: Parser, max_bytes: str = d_max_bytes, measure: Callable[[Any], Mapping[str, Any]] | None = d_measure, parse_last: bool = d_parse_last):
         set_field(self, 'name', name)
         set_field(self, 'filename', filename)
         set_field(self, 'parser', parser)
         set_field(self, 'max_bytes', max_bytes)
         set_field(self, 'measure', measure)
+        set_field(self, 'parse_last', parse_last)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, filename={self.filename!r}, parser={self.parser!r}, max_bytes={self.max_bytes!r}, measure={self.measure!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, filename={self.filename!r}, parser={self.parser!r}, max_bytes={self.max_bytes!r}, measure={self.measure!r}, parse_last={self.parse_last!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.filename, self.parser, self.max_bytes, self.measure) == (other.name, other.filename, other.parser, other.max_bytes, other.measure)
+            return (self.name, self.filename, self.parser, self.max_bytes, self.measure, self.parse_last) == (other.name, other.filename, other.parser, other.max_bytes, other.measure, other.parse_last)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.filename, self.parser, self.max_bytes, self.measure))
+        return hash((self.name, self.filename, self.parser, self.max_bytes, self.measure, self.parse_last))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('name', 'filename', 'parser', 'max_bytes', 'measure'):
+        if type(self) is cls or name in ('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('name', 'filename', 'parser', 'max_bytes', 'measure'):
+        if type(self) is cls or name in ('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -1281,7 +1282,7 @@ RECORDS = {
     'grader.labs.EntryPoint': (('name', 'value', 'distribution'), True, False, _grader_labs_EntryPoint),
     'grader.limits.Limits': (('file_bytes', 'submission_bytes', 'json_depth', 'number_digits', 'jsonl_records', 'problems_per_file', 'archive_members', 'archive_bytes', 'archive_submissions', 'batch_archive_bytes', 'lab'), True, False, _grader_limits_Limits),
     'grader.loading.Parsed': (('value', 'problems', 'line_of'), False, False, _grader_loading_Parsed),
-    'grader.loading.ArtifactSpec': (('name', 'filename', 'parser', 'max_bytes', 'measure'), True, False, _grader_loading_ArtifactSpec),
+    'grader.loading.ArtifactSpec': (('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last'), True, False, _grader_loading_ArtifactSpec),
     'grader.loading.Artifact': (('spec', 'file', 'status', 'raw', 'value', 'problems', 'line_of'), False, False, _grader_loading_Artifact),
     'grader.loading.Read': (('file', 'raw', 'problem', 'status'), True, False, _grader_loading_Read),
     'grader.locate.Listing': (('has_artifacts', 'folders', 'files', 'links'), False, False, _grader_locate_Listing),

@@ -138,3 +138,56 @@ def test_loading_keeps_each_files_hash_and_size_but_not_its_bytes(rubric, submis
         assert facts is not None and facts.data == b""
         assert (facts.size, facts.sha256) == (len(data), hashlib.sha256(data).hexdigest())
     assert artifacts["log"].status == "valid"
+
+
+def test_a_file_marked_parse_last_is_parsed_after_the_others_in_the_labs_order(
+    rubric, submission: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sse.py (`parse_last`) is parsed once every other file is, which moves the peak of
+    its syntax tree past the large files; the artifacts still come in the lab's order."""
+    from checks import LAB
+    from grader import grade
+
+    parsed: list[str] = []
+    parse_decoded = grade.parse_decoded
+
+    def recording(spec, got, text, limits):  # type: ignore[no-untyped-def]
+        parsed.append(spec.name)
+        return parse_decoded(spec, got, text, limits)
+
+    monkeypatch.setattr(grade, "parse_decoded", recording)
+    _, artifacts = grade.load_each(LAB, str(submission), {}, rubric.make_limits(LAB.limits))
+    names = [spec.name for spec in LAB.artifacts]
+    assert parsed == [n for n in names if n != "sse_py"] + ["sse_py"]
+    assert list(artifacts) == names
+    assert artifacts["sse_py"].status == "valid"
+
+
+def test_the_files_parsed_last_are_parsed_without_the_collector_which_resumes_after(
+    rubric, submission: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The collector is paused while sse.py (`parse_last`) is parsed, after the other
+    files, and running again afterwards, whether loading finished or not."""
+    import gc
+
+    from checks import LAB
+    from grader import grade
+
+    seen: list[bool] = []
+    parse_decoded = grade.parse_decoded
+
+    def watching(spec, got, text, limits):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return parse_decoded(spec, got, text, limits)
+
+    def broken(spec, got, text, limits):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a bug in a parser")
+
+    limits = rubric.make_limits(LAB.limits)
+    monkeypatch.setattr(grade, "parse_decoded", watching)
+    grade.load_each(LAB, str(submission), {}, limits)
+    assert seen == [True] * (len(LAB.artifacts) - 1) + [False] and gc.isenabled()
+    monkeypatch.setattr(grade, "parse_decoded", broken)
+    with pytest.raises(RuntimeError):
+        grade.load_each(LAB, str(submission), {}, limits)
+    assert gc.isenabled()

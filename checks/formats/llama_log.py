@@ -85,9 +85,10 @@ seen as otherwise empty: a wrapped blank line does not end a 2024-25 timing bloc
 are found in the raw line, so an escape sequence *inside* `cancel task` would hide it;
 llama.cpp colours only the time and level prefix (common/log.cpp), never the message.
 
-Speed. Lines are not read one by one: a comprehension keeps the offsets of the lines holding
-a keyword (`in` tests, a chunk of lines at a time) and `str.count` numbers them, so the
-scan's own Python code runs only for the lines read. Each pattern run on
+Speed. Lines are not read one by one: a comprehension keeps the indexes of the lines holding
+a keyword (`in` tests, a chunk of lines at a time), which give their numbers and, with the
+chunk's running sum of line lengths, their offsets, so the scan's own Python code runs
+only for the lines read. Each pattern run on
 many lines starts with a literal (no leading `\b` or lookbehind), which lets the regex engine
 skip to that literal; no pattern can backtrack more than linearly in the line. The five
 task lines of the lab's build (launch, the three timing lines, the release: nine in ten of
@@ -128,6 +129,10 @@ from checks.formats.llama_log_model import (
     ServerStart,
     TaskTiming,
 )
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = [
     "Cancel",
@@ -249,6 +254,13 @@ _TASK_LINE = re.compile(
     re.MULTILINE,
 )
 """One whole line of the lab's build that starts, continues or ends a task (above)."""
+_TASK_LINE_GROUPS = (
+    "m", "s", "ms", "us", "timing_task", "prompt_ms", "prompt_n", "prompt_per_token",
+    "prompt_per_second", "eval_ms", "eval_n", "eval_per_token", "eval_per_second",
+    "total_ms", "total_n", "slot_task", "counter", "n_tokens",
+)  # fmt: skip
+"""`_TASK_LINE`'s groups in their order, as `scan_log` unpacks `match.groups()` (one call
+for all of them instead of one per group; a test holds the two to the same order)."""
 
 _PREFIX_ONLY_END = re.compile(r"\|[ \t]*(?:\x1b\[[0-?]*[ -/]*[@-~][ \t]*)*$", re.MULTILINE)
 """A line ending with `|`, perhaps followed by colour resets."""
@@ -280,30 +292,34 @@ def _normalize(text: str, max_lines: int | None) -> tuple[str, int, bool]:
     return text, line_count, truncated
 
 
-_CHUNK = 1 << 20
-"""Characters of the text split into lines at a time by `_candidate_starts` (a whole
-near-cap log's lines would weigh half as much again as its text)."""
+_CHUNK = 1 << 16
+"""Characters of the text split into lines at a time by `_candidate_lines` (a whole
+near-cap log's lines would weigh half as much again as its text). The scan makes its
+events from one chunk's lines before the next chunk is split, so a chunk's lines are
+freed among those events: 64 KiB of them leave less memory behind than 1 MiB do
+(measured: peak growth 3.75x the bytes read against 3.87x at 1 MiB, near the caps)."""
 
 
-def _candidate_starts(text: str) -> list[int]:
-    """Start offsets, ascending, of the lines this module reads: those that contain a
-    keyword of the lines it reads, or end with `|` (a prefix-only line).
+def _candidate_lines(text: str) -> Iterator[tuple[int, int]]:
+    """The start offset and 1-based number, ascending, of each line this module reads:
+    those that contain a keyword of the lines it reads, or end with `|` (a prefix-only
+    line).
 
     The text is split into lines a chunk at a time and every line tested with `in`, at
     C speed (a real log is mostly lines this module does not read): about twice as fast
     as jumping from keyword to keyword with `str.find`, and no set of offsets to sort.
+    A line's number is its index in the chunk's lines, and its offset comes from the
+    chunk's running sum of line lengths (`accumulate` over `map(len, ...)`, in C): no
+    counting of line ends between one line read and the next.
     """
-    starts: list[int] = []
-    begin = 0
+    begin, first = 0, 1  # the chunk's offset in the text and its first line's number
     while begin < len(text):
         end = text.find("\n", begin + _CHUNK)
         end = len(text) if end == -1 else end + 1  # chunks end at a line end
         lines = text[begin:end].split("\n")
-        offsets = itertools.accumulate((len(line) + 1 for line in lines), initial=begin)
-        starts += [
-            at
-            # offsets has one more: where the next chunk begins
-            for at, line in zip(offsets, lines, strict=False)
+        found = [
+            index
+            for index, line in enumerate(lines)
             if "eval time" in line
             or "total time" in line
             or "cancel task" in line
@@ -318,8 +334,12 @@ def _candidate_starts(text: str) -> list[int]:
             or "cleaning up" in line
             or ("|" in line and _PREFIX_ONLY_END.search(line) is not None)
         ]
-        begin = end
-    return starts
+        # before[i]: the characters of the chunk's lines before line i, less their ends
+        before = list(itertools.accumulate(map(len, lines), initial=0))
+        read = [(begin + before[i] + i, first + i) for i in found]
+        begin, first = end, first + len(lines) - 1  # the last piece is the next chunk's
+        del lines, before  # not alive beside the events the scan makes of this chunk
+        yield from read
 
 
 def _unwrap(line: str) -> tuple[str, float | None]:
@@ -374,12 +394,12 @@ def _figures(line: str, after: int) -> Figures:
     return Figures(_number(match.group(1)), _number(match.group(2)))
 
 
-def _tail_figures(task_line: re.Match[str], name: str) -> Figures:
-    """The figures a `_TASK_LINE` prints after its `name` (prompt, eval) ms and tokens."""
-    per_token, per_second = task_line.group(f"{name}_per_token", f"{name}_per_second")
+def _printed_figures(per_token: str | None, per_second: str | None) -> Figures:
+    """The figures a `_TASK_LINE` prints after its ms and tokens (its `*_per_token` and
+    `*_per_second` groups, both None when the line prints none)."""
     if per_token is None:
         return _NO_FIGURES
-    return Figures(_number(per_token), _number(per_second))
+    return Figures(_number(per_token), _number(per_second))  # type: ignore[arg-type]
 
 
 class _Starts:
@@ -426,24 +446,57 @@ def _start_up(line: str) -> dict[str, object]:
     return found
 
 
-def _fill(timings: list[dict[str, object] | TaskTiming], at: int, **values: object) -> None:
-    """Add what an `eval time` or `total time` line says to the open timing at `at`; once
-    it has both, it becomes its `TaskTiming` (both lines were popped from the open ones,
-    so nothing will add to it): a near-cap log's 18,000 blocks are not all held as dicts,
-    12 MiB beside their events, until the end of the scan."""
+_OpenTiming = list
+"""A timing whose `eval time` or `total time` line may still come: `TaskTiming`'s fields
+as a list, in its field order (`_open_timing`), filled in place by `_fill_eval` and
+`_fill_total`. A list built positionally costs a third of a dict of keywords, and the
+`TaskTiming` is then made from it positionally (a near-cap log has 18,000 blocks)."""
+_EVAL_MS, _EVAL_N, _EVAL_FIGURES, _TOTAL_MS, _TOTAL_N = 4, 5, 7, 8, 9
+"""Where an open timing holds what its `eval time` and `total time` lines add."""
+
+
+def _open_timing(
+    task: int | None,
+    line: int,
+    prompt_ms: float,
+    prompt_n: int,
+    figures: Figures,
+    time_ms: float | None,
+    prefixed: bool,
+) -> _OpenTiming:
+    """A `prompt eval time` line's timing, as `TaskTiming`'s fields in order, with its
+    defaults where the eval and total lines have not said yet."""
+    return [task, line, prompt_ms, prompt_n, None, None, figures, _NO_FIGURES, None, None,
+            time_ms, prefixed]  # fmt: skip
+
+
+def _fill_eval(
+    timings: list[_OpenTiming | TaskTiming], at: int, ms: float, n: int, figures: Figures
+) -> None:
+    """Add an `eval time` line to the open timing at `at` (see `_fill_total`)."""
     fields = timings[at]
-    assert isinstance(fields, dict)  # an open timing is still its fields
-    fields.update(values)
-    if "eval_ms" in fields and "total_ms" in fields:
-        timings[at] = TaskTiming(**fields)  # type: ignore[arg-type]
+    fields[_EVAL_MS], fields[_EVAL_N], fields[_EVAL_FIGURES] = ms, n, figures  # type: ignore[index]
+    if fields[_TOTAL_MS] is not None:  # type: ignore[index]
+        timings[at] = TaskTiming(*fields)  # type: ignore[misc]
 
 
-def _timings(found: list[dict[str, object] | TaskTiming]) -> tuple[TaskTiming, ...]:
+def _fill_total(timings: list[_OpenTiming | TaskTiming], at: int, ms: float, n: int | None) -> None:
+    """Add a `total time` line to the open timing at `at`; once it has its eval line too
+    it becomes its `TaskTiming` (both lines were popped from the open ones, so nothing
+    will add to it): a near-cap log's 18,000 blocks are not all held as lists, beside
+    their events, until the end of the scan."""
+    fields = timings[at]
+    fields[_TOTAL_MS], fields[_TOTAL_N] = ms, n  # type: ignore[index]
+    if fields[_EVAL_MS] is not None:  # type: ignore[index]
+        timings[at] = TaskTiming(*fields)  # type: ignore[misc]
+
+
+def _timings(found: list[_OpenTiming | TaskTiming]) -> tuple[TaskTiming, ...]:
     """The timings, those still open (no `eval time` or no `total time` line) built from
-    their fields, each dict dropped as soon as its timing exists."""
-    for index, values in enumerate(found):
-        if isinstance(values, dict):
-            found[index] = TaskTiming(**values)  # type: ignore[arg-type]
+    their fields, each list dropped as soon as its timing exists."""
+    for index, fields in enumerate(found):
+        if isinstance(fields, list):
+            found[index] = TaskTiming(*fields)
     return tuple(found)  # type: ignore[arg-type]
 
 
@@ -457,8 +510,8 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
         raise ValueError(f"max_lines must be >= 0 or None, not {max_lines}")
     text, line_count, truncated = _normalize(text, max_lines)
 
-    # each timing as its fields while its eval or total line may still come (`_fill`)
-    timings: list[dict[str, object] | TaskTiming] = []
+    # each timing as its fields while its eval or total line may still come
+    timings: list[_OpenTiming | TaskTiming] = []
     open_eval: dict[int | None, int] = {}  # task -> its timing still without an eval line
     open_total: dict[int | None, int] = {}  # task -> its timing still without a total line
     cancels: list[Cancel] = []
@@ -469,55 +522,40 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
     # the task and time of a prefix-only `print_timing` line (2024-25) whose block is open
     pending: tuple[int | None, float | None] | None = None
 
-    number, previous, last_end = 1, 0, -1
-    for start in _candidate_starts(text):
-        number += text.count("\n", previous, start)
-        previous = start
+    last_end = -1
+    for start, number in _candidate_lines(text):
         task_line = _TASK_LINE.match(text, start)
         if task_line is not None:
             # one of the lab's build's five task lines (`_TASK_LINE`): what the general
-            # path below makes of it, without unwrapping the line or trying every pattern
+            # path below makes of it, without unwrapping the line or trying every pattern;
+            # its groups in one call (`_TASK_LINE_GROUPS`, the pattern's order)
             last_end, pending = task_line.end(), None
-            time_ms = _prefix_ms(*task_line.group("m", "s", "ms", "us"))
-            task = int(task_line.group("timing_task") or task_line.group("slot_task"))
-            if (prompt_ms := task_line.group("prompt_ms")) is not None:
+            (minutes, seconds, ms, us, timing_task, prompt_ms, prompt_n, prompt_per_token,
+             prompt_per_second, eval_ms, eval_n, eval_per_token, eval_per_second, total_ms,
+             total_n, slot_task, counter, n_tokens) = task_line.groups()  # fmt: skip
+            time_ms = _prefix_ms(minutes, seconds, ms, us)
+            task = int(timing_task or slot_task)
+            if prompt_ms is not None:
                 open_eval[task] = open_total[task] = len(timings)
+                figures = _printed_figures(prompt_per_token, prompt_per_second)
                 timings.append(
-                    {
-                        "task": task,
-                        "line": number,
-                        "prompt_ms": float(prompt_ms),
-                        "prompt_n": int(task_line.group("prompt_n")),
-                        "prompt_figures": _tail_figures(task_line, "prompt"),
-                        "time_ms": time_ms,
-                        "prefixed": True,
-                    }
+                    _open_timing(
+                        task, number, float(prompt_ms), int(prompt_n), figures, time_ms, True
+                    )
                 )
                 starts.close()
-            elif (eval_ms := task_line.group("eval_ms")) is not None:
+            elif eval_ms is not None:
                 at = open_eval.pop(task, None)
                 if at is not None:
-                    _fill(
-                        timings,
-                        at,
-                        eval_ms=float(eval_ms),
-                        eval_n=int(task_line.group("eval_n")),
-                        eval_figures=_tail_figures(task_line, "eval"),
-                    )
-            elif (total_ms := task_line.group("total_ms")) is not None:
+                    figures = _printed_figures(eval_per_token, eval_per_second)
+                    _fill_eval(timings, at, float(eval_ms), int(eval_n), figures)
+            elif total_ms is not None:
                 at = open_total.pop(task, None)
                 if at is not None:
-                    total_n = task_line.group("total_n")
-                    _fill(
-                        timings,
-                        at,
-                        total_ms=float(total_ms),
-                        total_n=int(total_n) if total_n else None,
-                    )
-            elif (counter := task_line.group("counter")) is not None:
-                n_tokens = int(task_line.group("n_tokens"))
+                    _fill_total(timings, at, float(total_ms), int(total_n) if total_n else None)
+            elif counter is not None:
                 releases.append(
-                    Release(number, task, n_tokens, time_ms, True, counter, "stop processing")
+                    Release(number, task, int(n_tokens), time_ms, True, counter, "stop processing")
                 )
                 starts.close()
             else:
@@ -552,15 +590,15 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
             if prompt is not None:
                 open_eval[task] = open_total[task] = len(timings)
                 timings.append(
-                    {
-                        "task": task,
-                        "line": number,
-                        "prompt_ms": float(prompt.group(1)),
-                        "prompt_n": int(prompt.group(2)),
-                        "prompt_figures": _figures(line, prompt.end()),
-                        "time_ms": block_time,
-                        "prefixed": block_prefixed,
-                    }
+                    _open_timing(
+                        task,
+                        number,
+                        float(prompt.group(1)),
+                        int(prompt.group(2)),
+                        _figures(line, prompt.end()),
+                        block_time,
+                        block_prefixed,
+                    )
                 )
                 task_event = True
             elif (evaluated := _EVAL.search(line)) is not None and not line.endswith(
@@ -568,22 +606,14 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
             ):
                 at = open_eval.pop(task, None)
                 if at is not None:
-                    _fill(
-                        timings,
-                        at,
-                        eval_ms=float(evaluated.group(1)),
-                        eval_n=int(evaluated.group(2)),
-                        eval_figures=_figures(line, evaluated.end()),
-                    )
+                    ms, n = float(evaluated.group(1)), int(evaluated.group(2))
+                    _fill_eval(timings, at, ms, n, _figures(line, evaluated.end()))
             elif (total := _TOTAL.search(line)) is not None:
                 at = open_total.pop(task, None)
                 if at is not None:
                     total_n = total.group(2)
-                    _fill(
-                        timings,
-                        at,
-                        total_ms=float(total.group(1)),
-                        total_n=int(total_n) if total_n else None,
+                    _fill_total(
+                        timings, at, float(total.group(1)), int(total_n) if total_n else None
                     )
 
         if "cancel task" in line and _CANCEL.search(line) is not None:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checks.formats.llama_log import ServerLog, TaskTiming, scan_log
+from checks.formats.llama_log import ServerLog, ServerStart, TaskTiming, scan_log
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REAL_CORRECT = DATA / "real" / "correct" / "server.log"
@@ -690,6 +690,35 @@ def test_launch_of_a_task_launched_only_in_an_earlier_run_is_none() -> None:
     assert log.launch_of(9, near_line=150) is None
 
 
+def test_runs_of_gives_each_lines_run() -> None:
+    log = _two_runs([5], [5])
+    assert log.runs_of([1, 50, 99, 100, 150]) == [log.run_of(n) for n in (1, 50, 99, 100, 150)]
+    assert log.runs_of([1, 50, 99, 100, 150]) == [1, 1, 1, 2, 2]
+
+
+def test_ended_tasks_are_the_finished_and_the_cancelled_per_run() -> None:
+    from checks.formats.llama_log import Cancel
+
+    log = ServerLog(
+        line_count=200,
+        timings=(TaskTiming(task=3, line=20, prompt_ms=1.0, prompt_n=1),),
+        cancels=(Cancel(line=120, task=4),),
+        releases=(),
+        truncated=False,
+        starts=(ServerStart(line=1), ServerStart(line=100)),
+    )
+    assert log.ended_tasks() == {(1, 3), (2, 4)}
+
+
+def test_unfinished_is_a_new_list_each_time() -> None:
+    """`unfinished` is found once per log; what a caller does with the list it gets
+    changes nothing for the next caller."""
+    log = scan_log("0.53.999.256 W srv          stop: cancel task, id_task = 774\n")
+    first = log.unfinished()
+    first.clear()
+    assert [c.task for c in log.unfinished()] == [774]
+
+
 # -- the lab's build's task lines read the same wrapped or not ----------------------------
 
 _GAP = st.text(" ", min_size=1, max_size=3)
@@ -740,3 +769,28 @@ def test_task_lines_read_the_same_behind_a_docker_compose_prefix(lines: list[str
 def test_real_correct_log_reads_the_same_behind_a_docker_compose_prefix() -> None:
     wrapped = "\n".join("llm-1  | " + line for line in _REAL_LINES)
     assert scan_log("\n".join(_REAL_LINES)) == scan_log(wrapped)
+
+
+def test_task_line_groups_are_unpacked_in_the_patterns_order() -> None:
+    """`scan_log` unpacks a task line's `groups()` by position: the names it uses for them
+    are the pattern's groups, in the pattern's order."""
+    from checks.formats.llama_log import _TASK_LINE, _TASK_LINE_GROUPS
+
+    assert tuple(_TASK_LINE.groupindex) == _TASK_LINE_GROUPS
+    assert _TASK_LINE.groups == len(_TASK_LINE_GROUPS)
+
+
+def test_an_open_timings_slots_are_task_timings_fields() -> None:
+    """An open timing is `TaskTiming`'s fields in order: the slots its eval and total
+    lines fill are those fields'."""
+    from checks.formats import llama_log
+    from grader.records import field_names
+
+    names = field_names(TaskTiming)
+    assert [names[i] for i in (llama_log._EVAL_MS, llama_log._EVAL_N)] == ["eval_ms", "eval_n"]
+    assert names[llama_log._EVAL_FIGURES] == "eval_figures"
+    assert [names[i] for i in (llama_log._TOTAL_MS, llama_log._TOTAL_N)] == ["total_ms", "total_n"]
+    opened = llama_log._open_timing(7, 3, 1.5, 2, llama_log._NO_FIGURES, 9.0, True)
+    assert TaskTiming(*opened) == TaskTiming(
+        task=7, line=3, prompt_ms=1.5, prompt_n=2, time_ms=9.0, prefixed=True
+    )
