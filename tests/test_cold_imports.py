@@ -23,6 +23,7 @@ CHECK_PATH = {
     "checks.formats",
     "checks.formats.chat_stream",
     "checks.formats.llama_log",
+    "checks.formats.llama_log_lines",
     "checks.formats.llama_log_model",
     "checks.formats.server_log",
     "checks.log",

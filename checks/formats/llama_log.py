@@ -2,7 +2,8 @@
 
 The lab asks students to save the server's log (`server.log`). The grader reads a few things
 from it, and each needs only a few line shapes, so this is a scanner, not a full log parser
-(the types it returns are in `checks.formats.llama_log_model`):
+(the types it returns are in `checks.formats.llama_log_model`, the line shapes it matches
+in `checks.formats.llama_log_lines`):
 
 - `cancel task`: the server noticed the client closed the connection (lab step "cancel").
   Its absence is mistake 3 of the lab ("stopped reading without closing").
@@ -92,7 +93,7 @@ only for the lines read. Each pattern run on
 many lines starts with a literal (no leading `\b` or lookbehind), which lets the regex engine
 skip to that literal; no pattern can backtrack more than linearly in the line. The five
 task lines of the lab's build (launch, the three timing lines, the release: nine in ten of
-the lines a 2026 log is read for) are recognised whole by one pattern (`_TASK_LINE`) and
+the lines a 2026 log is read for) are recognised whole by one pattern (`TASK_LINE`) and
 read from its groups, without unwrapping the line or trying the other patterns; any other
 line, or one of them wrapped or coloured, goes the general way, which reads it the same
 (a test says so).
@@ -118,8 +119,31 @@ Every `str` scans without raising, in time linear in its length.
 from __future__ import annotations
 
 import itertools
-import re
 
+from checks.formats.llama_log_lines import (
+    ANSI,
+    BUILD,
+    CANCEL,
+    END,
+    EVAL,
+    FIGURES,
+    ID_TASK,
+    MAX_WRAPPERS,
+    MODEL,
+    N_CTX_SLOT,
+    N_PAST,
+    N_SLOTS,
+    PERF_TOTAL,
+    PREFIX_ONLY_END,
+    PROCESSING,
+    PROMPT,
+    SLOT,
+    SLOT_RELEASED,
+    STOP,
+    TASK_LINE,
+    TOTAL,
+    WRAPPER,
+)
 from checks.formats.llama_log_model import (
     Cancel,
     Figures,
@@ -144,127 +168,6 @@ __all__ = [
     "TaskTiming",
     "scan_log",
 ]
-
-# -- patterns ------------------------------------------------------------------------------
-
-_ANSI = re.compile(
-    r"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI, e.g. colours "\x1b[32m"
-    r"|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC, up to BEL or ST (never past a line end)
-    r"|[@-Z\\-_])?"  # other two-byte escapes; a lone ESC is dropped too
-)
-"""ANSI escape sequences, removed from the lines this module reads (never past a line end)."""
-
-_WRAPPER = re.compile(
-    r"[ \t]*(?:"
-    r"[A-Za-z0-9][\w.-]* +\| ?"  # docker compose: "llm-1  | ", "voice-llm_1  | "
-    r"|[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \S+ [^\s\[\]:]+(?:\[\d+\])?: "
-    # journald short: "Nov 30 12:00:01 pod llama-server[123]: "
-    r"|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})? "
-    r"(?:\S+ [^\s\[\]:]+(?:\[\d+\])?: )?"  # ISO timestamp, journald short-iso
-    r"|\[pod/[^\]\s]+\] "  # kubectl logs --prefix
-    r"|(?P<m>\d{1,6})\.(?P<s>\d{2})\.(?P<ms>\d{3})\.(?P<us>\d{3}) (?:[A-Z] )?"
-    # llama.cpp common/log.cpp: "0.53.596.284 I " (minutes.seconds.ms.us, level)
-    r")"
-)
-"""One wrapper at the start of a line; applied repeatedly (wrappers nest)."""
-_MAX_WRAPPERS = 8
-"""More nested wrappers than any real setup; bounds the work on adversarial lines."""
-
-# The patterns run on many lines start with a literal (no `\b`, no lookbehind first), so the
-# regex engine jumps between occurrences of that literal like `str.find` instead of trying
-# every position; measured 5-20 times faster on real lines.
-_SLOT = re.compile(r"slot +([^\s:|]{1,64}): +id +-?\d{1,9} +\| +task +(-?\d{1,18}) +\|")
-"""`slot print_timing: id  0 | task 65 |`, the `SLT_*` prefix; group 1 function, 2 task."""
-
-_NUMBER = r"(\d{1,30}(?:\.\d{1,30})?)"
-_PROMPT = re.compile(r"prompt eval time\s*=\s*" + _NUMBER + r"\s*ms\s*/\s*(\d{1,18})\s*tokens\b")
-_EVAL = re.compile(r"eval time\s*=\s*" + _NUMBER + r"\s*ms\s*/\s*(\d{1,18})\s*(?:tokens|runs)\b")
-"""`eval time` and `generation eval time`; the caller rejects a match preceded by `prompt `."""
-_TOTAL = re.compile(r"total time\s*=\s*" + _NUMBER + r"\s*ms(?:\s*/\s*(\d{1,18})\s*tokens\b)?")
-_FIGURES = re.compile(
-    r"\(\s*(\d{1,30}(?:\.\d{1,30})?|inf|-?nan)\s*ms per token,\s*"
-    r"(\d{1,30}(?:\.\d{1,30})?|inf|-?nan)\s*tokens per second\s*\)"
-)
-"""`(    6.83 ms per token,   146.38 tokens per second)` after a timing's ms and tokens."""
-_PERF_TOTAL = re.compile(
-    r"\b(?:llama_print_timings|llama_perf_context_print|common_perf_print)\s*:"
-)
-"""Library-wide totals printed at exit by other tools; not a task's timing."""
-
-_CANCEL = re.compile(r"\bcancel task\b")
-_ID_TASK = re.compile(r"_(?:task(?<=id_task)|id(?<=task_id))\"?\s*[:=]\s*(-?\d{1,18})(?!\d)")
-"""`id_task = 12` (cancel line), `"id_task":12` (JSON), `id_task=12` (key=value), `task_id`."""
-_STOP = re.compile(r"stop processing: (n_(?:tokens|past)) = (\d{1,18})(?!\d)")
-_SLOT_RELEASED = re.compile(r"\bslot released\b")
-_N_PAST = re.compile(r"\b(n_past)\"?\s*[:=]\s*(\d{1,18})(?!\d)")
-_PROCESSING = re.compile(r"\bprocessing task\b")
-
-# Start-up lines, in every era's wording (see the module docstring).
-_BUILD = re.compile(
-    r"build(?: info)?\"?\s*[:=]\s*\"?(\d{1,9})\"?"
-    r"(?:\s*\(([0-9a-f]{4,40})\)|,?\s*\"?commit\"?\s*[:=]\s*\"([0-9a-f]{4,40})\")"
-)
-"""`build: 5415 (8733e0c1) with cc ...`, `"build":3140,"commit":"a1b2c3d"`, `build=3140
-commit="a1b2c3d"`."""
-_MODEL = re.compile(
-    r"loading model '([^'\n]{1,4096})'"
-    r"|loaded meta data with \d{1,9} key-value pairs and \d{1,9} tensors from (\S{1,4096})"
-)
-_N_SLOTS = re.compile(r"n_slots\"?\s*[:=]\s*(\d{1,9})(?!\d)")
-_N_CTX_SLOT = re.compile(r"n_ctx_slot\"?\s*[:=]\s*(\d{1,12})(?!\d)")
-_END = re.compile(r"\bcleaning up before exit\b")
-
-# The lab's build prints most lines the scan reads in one of five shapes (see the module
-# docstring's 2026 era), each whole line an exact one of:
-#   0.03.443.055 I slot print_timing: id  0 | task 0 | prompt eval time = 225.44 ms / 33 tokens
-#   ... slot print_timing: id  0 | task 0 |        eval time = 1415.71 ms / 64 tokens
-#   ... slot print_timing: id  0 | task 0 |       total time = 1641.15 ms / 97 tokens
-#   ... slot      release: id  0 | task 0 | stop processing: n_tokens = 96, truncated = 0
-#   ... slot launch_slot_: id  0 | task 65 | processing task, is_child = 0
-# `_TASK_LINE` matches exactly those (spaces only, no colour, no wrapper but the time
-# prefix, nothing after the last figure), and for them the general path's patterns could
-# find nothing else: the groups are the general patterns' own, in the same order.
-_NUMBER_OF = r"(?P<{0}>\d{{1,30}}(?:\.\d{{1,30}})?)"
-_FIGURES_TAIL = (
-    r"(?: *\( *(?P<{0}_per_token>\d{{1,30}}(?:\.\d{{1,30}})?|inf|-?nan) *ms per token, *"
-    r"(?P<{0}_per_second>\d{{1,30}}(?:\.\d{{1,30}})?|inf|-?nan) *tokens per second *\))?"
-)
-_SLOT_TASK = r": +id +-?\d{{1,9}} +\| +task +(?P<{0}>\d{{1,18}}) +\| +"
-_TASK_LINE = re.compile(
-    r"(?P<m>\d{1,6})\.(?P<s>\d{2})\.(?P<ms>\d{3})\.(?P<us>\d{3}) [A-Z] "
-    r"(?:slot print_timing"
-    + _SLOT_TASK.format("timing_task")
-    + r"(?:prompt eval time *= *"
-    + _NUMBER_OF.format("prompt_ms")
-    + r" *ms */ *(?P<prompt_n>\d{1,18}) *tokens"
-    + _FIGURES_TAIL.format("prompt")
-    + r"|eval time *= *"
-    + _NUMBER_OF.format("eval_ms")
-    + r" *ms */ *(?P<eval_n>\d{1,18}) *tokens"
-    + _FIGURES_TAIL.format("eval")
-    + r"|total time *= *"
-    + _NUMBER_OF.format("total_ms")
-    + r" *ms(?: */ *(?P<total_n>\d{1,18}) *tokens)?)"
-    + r"|slot +[^\s:|\x1b]{1,64}"
-    + _SLOT_TASK.format("slot_task")
-    + r"(?:stop processing: (?P<counter>n_(?:tokens|past)) = (?P<n_tokens>\d{1,18}), "
-    r"truncated = \d{1,9}"
-    r"|processing task(?:, is_child = \d{1,9})?)"
-    r") *$",
-    re.MULTILINE,
-)
-"""One whole line of the lab's build that starts, continues or ends a task (above)."""
-_TASK_LINE_GROUPS = (
-    "m", "s", "ms", "us", "timing_task", "prompt_ms", "prompt_n", "prompt_per_token",
-    "prompt_per_second", "eval_ms", "eval_n", "eval_per_token", "eval_per_second",
-    "total_ms", "total_n", "slot_task", "counter", "n_tokens",
-)  # fmt: skip
-"""`_TASK_LINE`'s groups in their order, as `scan_log` unpacks `match.groups()` (one call
-for all of them instead of one per group; a test holds the two to the same order)."""
-
-_PREFIX_ONLY_END = re.compile(r"\|[ \t]*(?:\x1b\[[0-?]*[ -/]*[@-~][ \t]*)*$", re.MULTILINE)
-"""A line ending with `|`, perhaps followed by colour resets."""
-
 
 # -- scanning ------------------------------------------------------------------------------
 
@@ -332,7 +235,7 @@ def _candidate_lines(text: str) -> Iterator[tuple[int, int]]:
             or "n_ctx_slot" in line
             or "build" in line
             or "cleaning up" in line
-            or ("|" in line and _PREFIX_ONLY_END.search(line) is not None)
+            or ("|" in line and PREFIX_ONLY_END.search(line) is not None)
         ]
         # before[i]: the characters of the chunk's lines before line i, less their ends
         before = list(itertools.accumulate(map(len, lines), initial=0))
@@ -346,10 +249,10 @@ def _unwrap(line: str) -> tuple[str, float | None]:
     """`line` without ANSI escapes and the wrappers at its start, and the time of its
     llama.cpp time prefix (ms since the server started) if it has one."""
     if "\x1b" in line:
-        line = _ANSI.sub("", line)
+        line = ANSI.sub("", line)
     time_ms = None
-    for _ in range(_MAX_WRAPPERS):
-        match = _WRAPPER.match(line)
+    for _ in range(MAX_WRAPPERS):
+        match = WRAPPER.match(line)
         if match is None:
             break
         if match.group("m") is not None:
@@ -373,7 +276,7 @@ def _keeps_block_open(gap: str) -> bool:
 
 def _field_task(line: str) -> int | None:
     """The `id_task`/`task_id` named by a JSON or key=value field, if any."""
-    match = _ID_TASK.search(line)
+    match = ID_TASK.search(line)
     return int(match.group(1)) if match else None
 
 
@@ -388,14 +291,14 @@ shared instance (the type is frozen) rather than one per line."""
 
 
 def _figures(line: str, after: int) -> Figures:
-    match = _FIGURES.search(line, after)
+    match = FIGURES.search(line, after)
     if match is None:
         return _NO_FIGURES
     return Figures(_number(match.group(1)), _number(match.group(2)))
 
 
 def _printed_figures(per_token: str | None, per_second: str | None) -> Figures:
-    """The figures a `_TASK_LINE` prints after its ms and tokens (its `*_per_token` and
+    """The figures a `TASK_LINE` prints after its ms and tokens (its `*_per_token` and
     `*_per_second` groups, both None when the line prints none)."""
     if per_token is None:
         return _NO_FIGURES
@@ -432,16 +335,16 @@ class _Starts:
 def _start_up(line: str) -> dict[str, object]:
     """The start-up facts `line` states (build, commit, model, n_slots, n_ctx_slot)."""
     found: dict[str, object] = {}
-    if "build" in line and (build := _BUILD.search(line)) is not None:
+    if "build" in line and (build := BUILD.search(line)) is not None:
         found["build"] = int(build.group(1))
         found["commit"] = build.group(2) or build.group(3)
     if "loading model" in line or "loaded meta data" in line:
-        model = _MODEL.search(line)
+        model = MODEL.search(line)
         if model is not None:
             found["model"] = model.group(1) or model.group(2)
-    if "n_slots" in line and (slots := _N_SLOTS.search(line)) is not None:
+    if "n_slots" in line and (slots := N_SLOTS.search(line)) is not None:
         found["n_slots"] = int(slots.group(1))
-    if "n_ctx_slot" in line and (ctx := _N_CTX_SLOT.search(line)) is not None:
+    if "n_ctx_slot" in line and (ctx := N_CTX_SLOT.search(line)) is not None:
         found["n_ctx_slot"] = int(ctx.group(1))
     return found
 
@@ -524,11 +427,11 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
 
     last_end = -1
     for start, number in _candidate_lines(text):
-        task_line = _TASK_LINE.match(text, start)
+        task_line = TASK_LINE.match(text, start)
         if task_line is not None:
-            # one of the lab's build's five task lines (`_TASK_LINE`): what the general
+            # one of the lab's build's five task lines (`TASK_LINE`): what the general
             # path below makes of it, without unwrapping the line or trying every pattern;
-            # its groups in one call (`_TASK_LINE_GROUPS`, the pattern's order)
+            # its groups in one call (`TASK_LINE_GROUPS`, the pattern's order)
             last_end, pending = task_line.end(), None
             (minutes, seconds, ms, us, timing_task, prompt_ms, prompt_n, prompt_per_token,
              prompt_per_second, eval_ms, eval_n, eval_per_token, eval_per_second, total_ms,
@@ -571,13 +474,13 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
         line, time_ms = _unwrap(text[start:last_end])
         prefixed = time_ms is not None
 
-        slot = _SLOT.search(line)
+        slot = SLOT.search(line)
         own_task = int(slot.group(2)) if slot is not None else _field_task(line)
         continuation = False
         task_event = False
 
         if ("eval time" in line or "total time" in line) and not (
-            "_print" in line and _PERF_TOTAL.search(line)
+            "_print" in line and PERF_TOTAL.search(line)
         ):
             continuation = own_task is None and pending is not None
             task = pending[0] if continuation and pending is not None else own_task
@@ -586,7 +489,7 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
                 if continuation and pending
                 else (time_ms, prefixed)
             )
-            prompt = _PROMPT.search(line)
+            prompt = PROMPT.search(line)
             if prompt is not None:
                 open_eval[task] = open_total[task] = len(timings)
                 timings.append(
@@ -601,14 +504,14 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
                     )
                 )
                 task_event = True
-            elif (evaluated := _EVAL.search(line)) is not None and not line.endswith(
+            elif (evaluated := EVAL.search(line)) is not None and not line.endswith(
                 "prompt ", 0, evaluated.start()
             ):
                 at = open_eval.pop(task, None)
                 if at is not None:
                     ms, n = float(evaluated.group(1)), int(evaluated.group(2))
                     _fill_eval(timings, at, ms, n, _figures(line, evaluated.end()))
-            elif (total := _TOTAL.search(line)) is not None:
+            elif (total := TOTAL.search(line)) is not None:
                 at = open_total.pop(task, None)
                 if at is not None:
                     total_n = total.group(2)
@@ -616,23 +519,23 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
                         timings, at, float(total.group(1)), int(total_n) if total_n else None
                     )
 
-        if "cancel task" in line and _CANCEL.search(line) is not None:
+        if "cancel task" in line and CANCEL.search(line) is not None:
             cancels.append(Cancel(number, _field_task(line), time_ms, prefixed))
             task_event = True
 
         if own_task is not None:
             count, form = None, "stop processing"
             if "stop processing" in line:
-                count = _STOP.search(line)
-            elif "slot released" in line and _SLOT_RELEASED.search(line) is not None:
-                count, form = _N_PAST.search(line), "slot released"
+                count = STOP.search(line)
+            elif "slot released" in line and SLOT_RELEASED.search(line) is not None:
+                count, form = N_PAST.search(line), "slot released"
             if count is not None:
                 n_tokens, counter = int(count.group(2)), count.group(1)
                 releases.append(
                     Release(number, own_task, n_tokens, time_ms, prefixed, counter, form)
                 )
                 task_event = True
-            elif "processing task" in line and own_task >= 0 and _PROCESSING.search(line):
+            elif "processing task" in line and own_task >= 0 and PROCESSING.search(line):
                 launches.append(Launch(number, own_task, time_ms, prefixed))
                 task_event = True
 
@@ -642,7 +545,7 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
             # a slot line of a real task (2025: "new prompt, n_ctx_slot = 4096, ...") is
             # no start-up line; the start-up ones name task -1, or none
             starts.note(number, **facts)
-        if "cleaning up" in line and _END.search(line) is not None:
+        if "cleaning up" in line and END.search(line) is not None:
             ends.append(number)
             starts.close()
 

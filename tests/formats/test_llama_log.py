@@ -760,7 +760,7 @@ _REAL_LINES = REAL_CORRECT.read_text("utf-8").splitlines()
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(_task_line(), st.sampled_from(_REAL_LINES)), max_size=40))
 def test_task_lines_read_the_same_behind_a_docker_compose_prefix(lines: list[str]) -> None:
-    """The lab's build's task lines are read by a shortcut (`_TASK_LINE`); a wrapper
+    """The lab's build's task lines are read by a shortcut (`TASK_LINE`); a wrapper
     before each line sends them through the general path, which must agree."""
     wrapped = ["llm-1  | " + line for line in lines]
     assert scan_log("\n".join(lines)) == scan_log("\n".join(wrapped))
@@ -774,10 +774,10 @@ def test_real_correct_log_reads_the_same_behind_a_docker_compose_prefix() -> Non
 def test_task_line_groups_are_unpacked_in_the_patterns_order() -> None:
     """`scan_log` unpacks a task line's `groups()` by position: the names it uses for them
     are the pattern's groups, in the pattern's order."""
-    from checks.formats.llama_log import _TASK_LINE, _TASK_LINE_GROUPS
+    from checks.formats.llama_log_lines import TASK_LINE, TASK_LINE_GROUPS
 
-    assert tuple(_TASK_LINE.groupindex) == _TASK_LINE_GROUPS
-    assert _TASK_LINE.groups == len(_TASK_LINE_GROUPS)
+    assert tuple(TASK_LINE.groupindex) == TASK_LINE_GROUPS
+    assert TASK_LINE.groups == len(TASK_LINE_GROUPS)
 
 
 def test_an_open_timings_slots_are_task_timings_fields() -> None:
