@@ -243,27 +243,10 @@ def render(package: str) -> str:
     return "\n".join(lines)
 
 
-def stale() -> list[Path]:
-    """The generated modules that are missing or not what `render` gives now."""
-    return [
-        path
-        for package in PACKAGES
-        if not (path := ROOT / package / GENERATED).is_file()
-        or path.read_text("utf-8") != render(package)
-    ]
-
-
 def main(argv: list[str]) -> int:
-    if "--check" in argv:
-        out = stale()
-        for path in out:
-            print(f"stale: {path.relative_to(ROOT)}")
-        return 1 if out else 0
-    for package in PACKAGES:
-        path = ROOT / package / GENERATED
-        path.write_text(render(package), "utf-8")
-        print(f"wrote {path.relative_to(ROOT)} ({len(package_declarations(package))} records)")
-    return 0
+    from generated_files import write_or_check
+
+    return write_or_check(((ROOT / p / GENERATED, render(p)) for p in PACKAGES), argv, ROOT)
 
 
 if __name__ == "__main__":

@@ -25,28 +25,14 @@ def shipped_toml() -> list[Path]:
     return sorted(p for pattern in SHIPPED for p in ROOT.glob(pattern))
 
 
-def stale() -> list[Path]:
-    """The TOML files whose JSON copy is missing or not what `cache_text` gives now."""
-    found = []
-    for path in shipped_toml():
-        copy = path.with_name(path.name + CACHE_SUFFIX)
-        want = cache_text(path.read_text("utf-8"))
-        if not copy.is_file() or copy.read_text("utf-8") != want:
-            found.append(path)
-    return found
-
-
 def main(argv: list[str]) -> int:
-    if "--check" in argv:
-        out = stale()
-        for path in out:
-            print(f"stale: {path.relative_to(ROOT)}")
-        return 1 if out else 0
-    for path in shipped_toml():
-        copy = path.with_name(path.name + CACHE_SUFFIX)
-        copy.write_text(cache_text(path.read_text("utf-8")), "utf-8")
-        print(f"wrote {copy.relative_to(ROOT)}")
-    return 0
+    from generated_files import write_or_check
+
+    copies = (
+        (path.with_name(path.name + CACHE_SUFFIX), cache_text(path.read_text("utf-8")))
+        for path in shipped_toml()
+    )
+    return write_or_check(copies, argv, ROOT)
 
 
 if __name__ == "__main__":

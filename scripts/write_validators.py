@@ -43,18 +43,10 @@ def source(schemas: SchemaSet) -> str:
 
 
 def main(argv: list[str]) -> int:
-    stale = []
-    for schemas in generated_sets():
-        path, text = module_path(schemas), source(schemas)
-        current = path.read_text("utf-8") if path.is_file() else None
-        if "--check" in argv:
-            if current != text:
-                stale.append(path)
-                print(f"stale: {path.relative_to(ROOT)}")
-        elif current != text:
-            path.write_text(text, "utf-8")
-            print(f"wrote {path.relative_to(ROOT)}")
-    return 1 if stale else 0
+    from generated_files import write_or_check
+
+    modules = ((module_path(schemas), source(schemas)) for schemas in generated_sets())
+    return write_or_check(modules, argv, ROOT)
 
 
 if __name__ == "__main__":
