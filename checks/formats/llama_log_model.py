@@ -21,6 +21,9 @@ from grader.records import record
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import TypeVar
+
+    E = TypeVar("E", bound="Launch | Release")
 
 
 @record(frozen=True, slots=True)
@@ -166,23 +169,11 @@ class ServerLog:
 
     @cached_property
     def _releases_by_task(self) -> dict[int, tuple[list[int], list[Release]]]:
-        """Per task, the release lines (ascending) and releases, for O(log n) look-ups."""
-        index: dict[int, tuple[list[int], list[Release]]] = {}
-        for release in self.releases:
-            lines, found = index.setdefault(release.task, ([], []))
-            lines.append(release.line)
-            found.append(release)
-        return index
+        return _by_task(self.releases)
 
     @cached_property
     def _launches_by_task(self) -> dict[int, tuple[list[int], list[Launch]]]:
-        """Per task, the launch lines (ascending) and launches, for O(log n) look-ups."""
-        index: dict[int, tuple[list[int], list[Launch]]] = {}
-        for launch in self.launches:
-            lines, found = index.setdefault(launch.task, ([], []))
-            lines.append(launch.line)
-            found.append(launch)
-        return index
+        return _by_task(self.launches)
 
     def release_of(self, task: int, *, near_line: int | None = None) -> Release | None:
         """The release of `task`: the first in the log, or the one nearest `near_line`.
@@ -276,3 +267,14 @@ class ServerLog:
             return None
         full = release.n_tokens - (timing.eval_n - 1)
         return full if full >= timing.prompt_n else None
+
+
+def _by_task(events: Iterable[E]) -> dict[int, tuple[list[int], list[E]]]:
+    """Per task, its events' lines (ascending: events come in line order) and the events,
+    for O(log n) look-ups by line."""
+    index: dict[int, tuple[list[int], list[E]]] = {}
+    for event in events:
+        lines, found = index.setdefault(event.task, ([], []))
+        lines.append(event.line)
+        found.append(event)
+    return index
