@@ -51,51 +51,77 @@ def _key(key: Any, allow_nan: bool) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
+_INF = float("inf")
+
+
 def _write(value: Any, out: list[str], newline: str, allow_nan: bool) -> None:
     """Append the text of `value`; `newline` is a line break and the current indent."""
-    if isinstance(value, str):
-        out.append(encode_basestring(value))
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, float):
-        out.append(_float(value, allow_nan))
+    if isinstance(value, dict):
+        _write_object(value, out, newline, allow_nan)
     elif isinstance(value, (list, tuple)):
-        if not value:
-            out.append("[]")
-            return
-        inner = newline + _INDENT
-        out.append("[")
-        for index, item in enumerate(value):
-            out.append(inner if index == 0 else "," + inner)
-            _write(item, out, inner, allow_nan)
-        out.append(newline + "]")
-    elif isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        inner = newline + _INDENT
-        out.append("{")
-        first = True
-        for key, item in value.items():
-            out.append(inner if first else "," + inner)
-            first = False
-            out.append(encode_basestring(_key(key, allow_nan)))
-            kind = type(item)  # the common leaves inline: a call per leaf is most of the cost
-            if kind is str:
-                out.append(": " + encode_basestring(item))
-            elif kind is int:
-                out.append(": " + int.__repr__(item))
-            elif item is None:
-                out.append(": null")
-            else:
-                out.append(": ")
-                _write(item, out, inner, allow_nan)
-        out.append(newline + "}")
+        _write_array(value, out, newline, allow_nan)
     else:
-        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+        out.append(_scalar(value, allow_nan))
+
+
+def _scalar(value: Any, allow_nan: bool) -> str:
+    if isinstance(value, str):
+        return encode_basestring(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return _float(value, allow_nan)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# The two writers below append each member whole (its separator, key and scalar value in
+# one string) and test the exact types of the common leaves first: one call and one
+# append per leaf was most of the cost. Anything else (a container, a subclass, a
+# non-finite float) takes the general way.
+
+
+def _write_object(value: dict[Any, Any], out: list[str], newline: str, allow_nan: bool) -> None:
+    if not value:
+        out.append("{}")
+        return
+    inner = newline + _INDENT
+    separator, comma = "{" + inner, "," + inner
+    for key, item in value.items():
+        head = separator + encode_basestring(key if type(key) is str else _key(key, allow_nan))
+        separator = comma
+        kind = type(item)
+        if kind is str:
+            out.append(head + ": " + encode_basestring(item))
+        elif item is None:
+            out.append(head + ": null")
+        elif kind is int:
+            out.append(head + ": " + int.__repr__(item))
+        elif kind is float and -_INF < item < _INF:  # finite: not inf, -inf or nan
+            out.append(head + ": " + float.__repr__(item))
+        else:
+            out.append(head + ": ")
+            _write(item, out, inner, allow_nan)
+    out.append(newline + "}")
+
+
+def _write_array(value: list[Any] | tuple[Any, ...], out: list[str], newline: str,
+                 allow_nan: bool) -> None:  # fmt: skip
+    if not value:
+        out.append("[]")
+        return
+    inner = newline + _INDENT
+    separator, comma = "[" + inner, "," + inner
+    for item in value:
+        if type(item) is str:
+            out.append(separator + encode_basestring(item))
+        else:
+            out.append(separator)
+            _write(item, out, inner, allow_nan)
+        separator = comma
+    out.append(newline + "]")
