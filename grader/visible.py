@@ -159,7 +159,17 @@ class _PlainWalk:
         self.string_keys = True
 
     def record(self, value: Any) -> dict[str, Any]:
-        return {name: self.field(name, getattr(value, name)) for name in _names(type(value))}
+        plain = {}
+        for name in _names(type(value)):
+            item = getattr(value, name)
+            kind = type(item)  # the common leaves here: a call per field was most of the walk
+            if kind is str and item.isprintable():
+                plain[name] = item  # what `visible` returns for a printable string
+            elif item is None or kind is int or kind is float or kind is bool:
+                plain[name] = item
+            else:
+                plain[name] = self.field(name, item)
+        return plain
 
     def field(self, name: str, value: Any) -> Any:
         if isinstance(value, str):
