@@ -737,8 +737,8 @@ def _task_line(draw: st.DrawFn) -> str:
     figures = draw(
         st.one_of(
             st.just(""),
-            st.tuples(_FIGURE, _FIGURE).map(
-                lambda f: f" ({f[0]:>8} ms per token, {f[1]:>8} tokens per second)"
+            st.tuples(_FIGURE, _FIGURE, _GAP).map(  # the build prints one space before "("
+                lambda f: f"{f[2]}({f[0]:>8} ms per token, {f[1]:>8} tokens per second)"
             ),
         )
     )
@@ -766,9 +766,33 @@ def test_task_lines_read_the_same_behind_a_docker_compose_prefix(lines: list[str
     assert scan_log("\n".join(lines)) == scan_log("\n".join(wrapped))
 
 
+def test_a_task_line_with_other_digits_reads_the_same_behind_a_prefix() -> None:
+    """The shortcut reads ASCII digits only; a line whose task is written in other decimal
+    digits (`\\d` and `int` accept them) is read by the general path, as when wrapped."""
+    line = PROMPT_65.replace("task 65", "task \u0666\u0665")
+    log = scan_log(line)
+    assert [t.task for t in log.timings] == [65]
+    assert log == scan_log("llm-1  | " + line)
+
+
 def test_real_correct_log_reads_the_same_behind_a_docker_compose_prefix() -> None:
     wrapped = "\n".join("llm-1  | " + line for line in _REAL_LINES)
     assert scan_log("\n".join(_REAL_LINES)) == scan_log(wrapped)
+
+
+@pytest.mark.parametrize("capture", sorted((DATA / "real").glob("*/server.log")))
+def test_every_task_line_of_a_real_capture_takes_the_shortcut(capture: Path) -> None:
+    """`TASK_LINE` is narrowed to the build's own spelling (ASCII digits, its function
+    names, printf's spacing) to be cheap; every launch, timing and release line the lab's
+    build really printed must still be one it reads, or the shortcut buys nothing."""
+    import re
+
+    from checks.formats.llama_log_lines import TASK_LINE
+
+    shape = re.compile(r"\| +(?:prompt eval|eval|total) time =|stop processing:|processing task")
+    lines = [line for line in capture.read_text("utf-8").splitlines() if shape.search(line)]
+    assert len(lines) >= 72
+    assert [line for line in lines if TASK_LINE.match(line) is None] == []
 
 
 def test_task_line_groups_are_unpacked_in_the_patterns_order() -> None:
