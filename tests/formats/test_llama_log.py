@@ -818,3 +818,17 @@ def test_an_open_timings_slots_are_task_timings_fields() -> None:
     assert TaskTiming(*opened) == TaskTiming(
         task=7, line=3, prompt_ms=1.5, prompt_n=2, time_ms=9.0, prefixed=True
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from("|| \t\x0c\x1c\x1b[0;31mKx:"), max_size=16))
+def test_a_line_ending_with_a_bar_is_read_as_prefix_only_end_says(tail: str) -> None:
+    """The scan reads a line that ends with `|` but for blanks and colour resets (a
+    prefix-only line); it tells most such lines by `rstrip`, and must tell exactly the
+    lines `PREFIX_ONLY_END` finds."""
+    from checks.formats.llama_log import _candidate_lines
+    from checks.formats.llama_log_lines import PREFIX_ONLY_END
+
+    line = "slot print_timing: id  0 | task 3 " + tail
+    read = list(_candidate_lines(line + "\nnext line\n"))
+    assert read == ([(0, 1)] if PREFIX_ONLY_END.search(line) else [])
