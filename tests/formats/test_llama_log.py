@@ -832,3 +832,20 @@ def test_a_line_ending_with_a_bar_is_read_as_prefix_only_end_says(tail: str) -> 
     line = "slot print_timing: id  0 | task 3 " + tail
     read = list(_candidate_lines(line + "\nnext line\n"))
     assert read == ([(0, 1)] if PREFIX_ONLY_END.search(line) else [])
+
+
+@given(
+    st.integers(0, 999_999).map(str),
+    st.integers(0, 99).map("{:02d}".format),
+    st.integers(0, 999).map("{:03d}".format),
+    st.integers(0, 999).map("{:03d}".format),
+)
+def test_a_time_prefix_is_read_as_exactly_its_integer_arithmetic(
+    minutes: str, seconds: str, ms: str, us: str
+) -> None:
+    """A time prefix's fields are read by `float` (cheaper than `int`); every field the
+    prefix can print gives the very float the integer arithmetic gives."""
+    from checks.formats.llama_log import _prefix_ms
+
+    exact = (int(minutes) * 60 + int(seconds)) * 1000 + int(ms) + int(us) / 1000
+    assert _prefix_ms(minutes, seconds, ms, us).hex() == exact.hex()
