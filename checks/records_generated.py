@@ -77,11 +77,12 @@ def _checks_formats_chat_stream_ChatStream(cls, defaults, factories):
 def _checks_formats_llama_log_model_Figures(cls, defaults, factories):
     """The methods of `checks.formats.llama_log_model.Figures`."""
     (d_per_token_ms, d_per_second) = defaults
-    set_field = object.__setattr__
+    set_per_token_ms = cls.per_token_ms.__set__
+    set_per_second = cls.per_second.__set__
 
     def __init__(self, per_token_ms: float | None = d_per_token_ms, per_second: float | None = d_per_second):
-        set_field(self, 'per_token_ms', per_token_ms)
-        set_field(self, 'per_second', per_second)
+        set_per_token_ms(self, per_token_ms)
+        set_per_second(self, per_second)
 
     def __repr__(self):
         return f"{self.__class__.__qualname__}(per_token_ms={self.per_token_ms!r}, per_second={self.per_second!r})"
@@ -110,21 +111,32 @@ def _checks_formats_llama_log_model_Figures(cls, defaults, factories):
 def _checks_formats_llama_log_model_TaskTiming(cls, defaults, factories):
     """The methods of `checks.formats.llama_log_model.TaskTiming`."""
     (d_eval_ms, d_eval_n, d_prompt_figures, d_eval_figures, d_total_ms, d_total_n, d_time_ms, d_prefixed) = defaults
-    set_field = object.__setattr__
+    set_task = cls.task.__set__
+    set_line = cls.line.__set__
+    set_prompt_ms = cls.prompt_ms.__set__
+    set_prompt_n = cls.prompt_n.__set__
+    set_eval_ms = cls.eval_ms.__set__
+    set_eval_n = cls.eval_n.__set__
+    set_prompt_figures = cls.prompt_figures.__set__
+    set_eval_figures = cls.eval_figures.__set__
+    set_total_ms = cls.total_ms.__set__
+    set_total_n = cls.total_n.__set__
+    set_time_ms = cls.time_ms.__set__
+    set_prefixed = cls.prefixed.__set__
 
     def __init__(self, task: int | None, line: int, prompt_ms: float, prompt_n: int, eval_ms: float | None = d_eval_ms, eval_n: int | None = d_eval_n, prompt_figures: Figures = d_prompt_figures, eval_figures: Figures = d_eval_figures, total_ms: float | None = d_total_ms, total_n: int | None = d_total_n, time_ms: float | None = d_time_ms, prefixed: bool = d_prefixed):
-        set_field(self, 'task', task)
-        set_field(self, 'line', line)
-        set_field(self, 'prompt_ms', prompt_ms)
-        set_field(self, 'prompt_n', prompt_n)
-        set_field(self, 'eval_ms', eval_ms)
-        set_field(self, 'eval_n', eval_n)
-        set_field(self, 'prompt_figures', prompt_figures)
-        set_field(self, 'eval_figures', eval_figures)
-        set_field(self, 'total_ms', total_ms)
-        set_field(self, 'total_n', total_n)
-        set_field(self, 'time_ms', time_ms)
-        set_field(self, 'prefixed', prefixed)
+        set_task(self, task)
+        set_line(self, line)
+        set_prompt_ms(self, prompt_ms)
+        set_prompt_n(self, prompt_n)
+        set_eval_ms(self, eval_ms)
+        set_eval_n(self, eval_n)
+        set_prompt_figures(self, prompt_figures)
+        set_eval_figures(self, eval_figures)
+        set_total_ms(self, total_ms)
+        set_total_n(self, total_n)
+        set_time_ms(self, time_ms)
+        set_prefixed(self, prefixed)
 
     def __repr__(self):
         return f"{self.__class__.__qualname__}(task={self.task!r}, line={self.line!r}, prompt_ms={self.prompt_ms!r}, prompt_n={self.prompt_n!r}, eval_ms={self.eval_ms!r}, eval_n={self.eval_n!r}, prompt_figures={self.prompt_figures!r}, eval_figures={self.eval_figures!r}, total_ms={self.total_ms!r}, total_n={self.total_n!r}, time_ms={self.time_ms!r}, prefixed={self.prefixed!r})"
@@ -153,13 +165,16 @@ def _checks_formats_llama_log_model_TaskTiming(cls, defaults, factories):
 def _checks_formats_llama_log_model_Cancel(cls, defaults, factories):
     """The methods of `checks.formats.llama_log_model.Cancel`."""
     (d_time_ms, d_prefixed) = defaults
-    set_field = object.__setattr__
+    set_line = cls.line.__set__
+    set_task = cls.task.__set__
+    set_time_ms = cls.time_ms.__set__
+    set_prefixed = cls.prefixed.__set__
 
     def __init__(self, line: int, task: int | None, time_ms: float | None = d_time_ms, prefixed: bool = d_prefixed):
-        set_field(self, 'line', line)
-        set_field(self, 'task', task)
-        set_field(self, 'time_ms', time_ms)
-        set_field(self, 'prefixed', prefixed)
+        set_line(self, line)
+        set_task(self, task)
+        set_time_ms(self, time_ms)
+        set_prefixed(self, prefixed)
 
     def __repr__(self):
         return f"{self.__class__.__qualname__}(line={self.line!r}, task={self.task!r}, time_ms={self.time_ms!r}, prefixed={self.prefixed!r})"
@@ -188,16 +203,22 @@ def _checks_formats_llama_log_model_Cancel(cls, defaults, factories):
 def _checks_formats_llama_log_model_Release(cls, defaults, factories):
     """The methods of `checks.formats.llama_log_model.Release`."""
     (d_time_ms, d_prefixed, d_counter, d_form) = defaults
-    set_field = object.__setattr__
+    set_line = cls.line.__set__
+    set_task = cls.task.__set__
+    set_n_tokens = cls.n_tokens.__set__
+    set_time_ms = cls.time_ms.__set__
+    set_prefixed = cls.prefixed.__set__
+    set_counter = cls.counter.__set__
+    set_form = cls.form.__set__
 
     def __init__(self, line: int, task: int, n_tokens: int, time_ms: float | None = d_time_ms, prefixed: bool = d_prefixed, counter: str = d_counter, form: str = d_form):
-        set_field(self, 'line', line)
-        set_field(self, 'task', task)
-        set_field(self, 'n_tokens', n_tokens)
-        set_field(self, 'time_ms', time_ms)
-        set_field(self, 'prefixed', prefixed)
-        set_field(self, 'counter', counter)
-        set_field(self, 'form', form)
+        set_line(self, line)
+        set_task(self, task)
+        set_n_tokens(self, n_tokens)
+        set_time_ms(self, time_ms)
+        set_prefixed(self, prefixed)
+        set_counter(self, counter)
+        set_form(self, form)
 
     def __repr__(self):
         return f"{self.__class__.__qualname__}(line={self.line!r}, task={self.task!r}, n_tokens={self.n_tokens!r}, time_ms={self.time_ms!r}, prefixed={self.prefixed!r}, counter={self.counter!r}, form={self.form!r})"
@@ -226,13 +247,16 @@ def _checks_formats_llama_log_model_Release(cls, defaults, factories):
 def _checks_formats_llama_log_model_Launch(cls, defaults, factories):
     """The methods of `checks.formats.llama_log_model.Launch`."""
     (d_time_ms, d_prefixed) = defaults
-    set_field = object.__setattr__
+    set_line = cls.line.__set__
+    set_task = cls.task.__set__
+    set_time_ms = cls.time_ms.__set__
+    set_prefixed = cls.prefixed.__set__
 
     def __init__(self, line: int, task: int, time_ms: float | None = d_time_ms, prefixed: bool = d_prefixed):
-        set_field(self, 'line', line)
-        set_field(self, 'task', task)
-        set_field(self, 'time_ms', time_ms)
-        set_field(self, 'prefixed', prefixed)
+        set_line(self, line)
+        set_task(self, task)
+        set_time_ms(self, time_ms)
+        set_prefixed(self, prefixed)
 
     def __repr__(self):
         return f"{self.__class__.__qualname__}(line={self.line!r}, task={self.task!r}, time_ms={self.time_ms!r}, prefixed={self.prefixed!r})"
@@ -261,15 +285,20 @@ def _checks_formats_llama_log_model_Launch(cls, defaults, factories):
 def _checks_formats_llama_log_model_ServerStart(cls, defaults, factories):
     """The methods of `checks.formats.llama_log_model.ServerStart`."""
     (d_build, d_commit, d_model, d_n_slots, d_n_ctx_slot) = defaults
-    set_field = object.__setattr__
+    set_line = cls.line.__set__
+    set_build = cls.build.__set__
+    set_commit = cls.commit.__set__
+    set_model = cls.model.__set__
+    set_n_slots = cls.n_slots.__set__
+    set_n_ctx_slot = cls.n_ctx_slot.__set__
 
     def __init__(self, line: int, build: int | None = d_build, commit: str | None = d_commit, model: str | None = d_model, n_slots: int | None = d_n_slots, n_ctx_slot: int | None = d_n_ctx_slot):
-        set_field(self, 'line', line)
-        set_field(self, 'build', build)
-        set_field(self, 'commit', commit)
-        set_field(self, 'model', model)
-        set_field(self, 'n_slots', n_slots)
-        set_field(self, 'n_ctx_slot', n_ctx_slot)
+        set_line(self, line)
+        set_build(self, build)
+        set_commit(self, commit)
+        set_model(self, model)
+        set_n_slots(self, n_slots)
+        set_n_ctx_slot(self, n_ctx_slot)
 
     def __repr__(self):
         return f"{self.__class__.__qualname__}(line={self.line!r}, build={self.build!r}, commit={self.commit!r}, model={self.model!r}, n_slots={self.n_slots!r}, n_ctx_slot={self.n_ctx_slot!r})"
@@ -336,13 +365,16 @@ def _checks_formats_llama_log_model_ServerLog(cls, defaults, factories):
 
 def _checks_source_FunctionHead(cls, defaults, factories):
     """The methods of `checks.source.FunctionHead`."""
-    set_field = object.__setattr__
+    set_name = cls.name.__set__
+    set_is_async = cls.is_async.__set__
+    set_line = cls.line.__set__
+    set_args = cls.args.__set__
 
     def __init__(self, name: str, is_async: bool, line: int, args: ast.arguments):
-        set_field(self, 'name', name)
-        set_field(self, 'is_async', is_async)
-        set_field(self, 'line', line)
-        set_field(self, 'args', args)
+        set_name(self, name)
+        set_is_async(self, is_async)
+        set_line(self, line)
+        set_args(self, args)
 
     def __repr__(self):
         return f"{self.__class__.__qualname__}(name={self.name!r}, is_async={self.is_async!r}, line={self.line!r}, args={self.args!r})"
@@ -370,11 +402,12 @@ def _checks_source_FunctionHead(cls, defaults, factories):
 
 def _checks_source_Outline(cls, defaults, factories):
     """The methods of `checks.source.Outline`."""
-    set_field = object.__setattr__
+    set_functions = cls.functions.__set__
+    set_imports = cls.imports.__set__
 
     def __init__(self, functions: tuple[FunctionHead, ...], imports: frozenset[str]):
-        set_field(self, 'functions', functions)
-        set_field(self, 'imports', imports)
+        set_functions(self, functions)
+        set_imports(self, imports)
 
     def __repr__(self):
         return f"{self.__class__.__qualname__}(functions={self.functions!r}, imports={self.imports!r})"

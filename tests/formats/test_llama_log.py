@@ -737,8 +737,8 @@ def _task_line(draw: st.DrawFn) -> str:
     figures = draw(
         st.one_of(
             st.just(""),
-            st.tuples(_FIGURE, _FIGURE).map(
-                lambda f: f" ({f[0]:>8} ms per token, {f[1]:>8} tokens per second)"
+            st.tuples(_FIGURE, _FIGURE, _GAP).map(  # the build prints one space before "("
+                lambda f: f"{f[2]}({f[0]:>8} ms per token, {f[1]:>8} tokens per second)"
             ),
         )
     )
@@ -766,9 +766,33 @@ def test_task_lines_read_the_same_behind_a_docker_compose_prefix(lines: list[str
     assert scan_log("\n".join(lines)) == scan_log("\n".join(wrapped))
 
 
+def test_a_task_line_with_other_digits_reads_the_same_behind_a_prefix() -> None:
+    """The shortcut reads ASCII digits only; a line whose task is written in other decimal
+    digits (`\\d` and `int` accept them) is read by the general path, as when wrapped."""
+    line = PROMPT_65.replace("task 65", "task \u0666\u0665")
+    log = scan_log(line)
+    assert [t.task for t in log.timings] == [65]
+    assert log == scan_log("llm-1  | " + line)
+
+
 def test_real_correct_log_reads_the_same_behind_a_docker_compose_prefix() -> None:
     wrapped = "\n".join("llm-1  | " + line for line in _REAL_LINES)
     assert scan_log("\n".join(_REAL_LINES)) == scan_log(wrapped)
+
+
+@pytest.mark.parametrize("capture", sorted((DATA / "real").glob("*/server.log")))
+def test_every_task_line_of_a_real_capture_takes_the_shortcut(capture: Path) -> None:
+    """`TASK_LINE` is narrowed to the build's own spelling (ASCII digits, its function
+    names, printf's spacing) to be cheap; every launch, timing and release line the lab's
+    build really printed must still be one it reads, or the shortcut buys nothing."""
+    import re
+
+    from checks.formats.llama_log_lines import TASK_LINE
+
+    shape = re.compile(r"\| +(?:prompt eval|eval|total) time =|stop processing:|processing task")
+    lines = [line for line in capture.read_text("utf-8").splitlines() if shape.search(line)]
+    assert len(lines) >= 72
+    assert [line for line in lines if TASK_LINE.match(line) is None] == []
 
 
 def test_task_line_groups_are_unpacked_in_the_patterns_order() -> None:
@@ -794,3 +818,34 @@ def test_an_open_timings_slots_are_task_timings_fields() -> None:
     assert TaskTiming(*opened) == TaskTiming(
         task=7, line=3, prompt_ms=1.5, prompt_n=2, time_ms=9.0, prefixed=True
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from("|| \t\x0c\x1c\x1b[0;31mKx:"), max_size=16))
+def test_a_line_ending_with_a_bar_is_read_as_prefix_only_end_says(tail: str) -> None:
+    """The scan reads a line that ends with `|` but for blanks and colour resets (a
+    prefix-only line); it tells most such lines by `rstrip`, and must tell exactly the
+    lines `PREFIX_ONLY_END` finds."""
+    from checks.formats.llama_log import _candidate_lines
+    from checks.formats.llama_log_lines import PREFIX_ONLY_END
+
+    line = "slot print_timing: id  0 | task 3 " + tail
+    read = list(_candidate_lines(line + "\nnext line\n"))
+    assert read == ([(0, 1)] if PREFIX_ONLY_END.search(line) else [])
+
+
+@given(
+    st.integers(0, 999_999).map(str),
+    st.integers(0, 99).map("{:02d}".format),
+    st.integers(0, 999).map("{:03d}".format),
+    st.integers(0, 999).map("{:03d}".format),
+)
+def test_a_time_prefix_is_read_as_exactly_its_integer_arithmetic(
+    minutes: str, seconds: str, ms: str, us: str
+) -> None:
+    """A time prefix's fields are read by `float` (cheaper than `int`); every field the
+    prefix can print gives the very float the integer arithmetic gives."""
+    from checks.formats.llama_log import _prefix_ms
+
+    exact = (int(minutes) * 60 + int(seconds)) * 1000 + int(ms) + int(us) / 1000
+    assert _prefix_ms(minutes, seconds, ms, us).hex() == exact.hex()
