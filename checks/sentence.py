@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
+from checks import patterns
 from checks.evidence import blocks, first_token_fits, generation_fits, nearest, request_params
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
 # A sentence ends at . ! or ? followed by whitespace, so "3.5" and "a.m." don't end one.
-SENTENCE_END = re.compile(r"[.!?](?=\s)")
+SENTENCE_END = patterns.compile(r"[.!?](?=\s)")
 
 
 def first_sentence(text: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checks.samples import MEASURED, published, registry, sample_at
+from checks.samples import MEASURED, may_share, registry, sample_at
 from grader.engine import Context, Fail, Note, check
 
 ARTIFACT_OF = {
@@ -29,8 +29,7 @@ def original(ctx: Context) -> Note | None:
     digests = {f: ctx.sha256(ARTIFACT_OF[f]) for f in MEASURED}
     sse = ctx.optional("sse")
     ids = {str((e.chunk or {}).get("id")) for e in sse.chunks} if sse is not None else set()
-    files, known_ids = published()
-    if ids.isdisjoint(known_ids) and all((f, sha) not in files for f, sha in digests.items()):
+    if not may_share([*(sha for sha in digests.values() if sha), *ids]):
         return None  # shares nothing with any sample: no need to say which
     for sample, known in registry().items():
         for file, sha in known["files"].items():

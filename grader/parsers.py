@@ -7,9 +7,9 @@ Each returns a `Parsed` and never raises: every way a file can be wrong becomes 
 from __future__ import annotations
 
 import _ast  # the syntax tree's node classes, which `ast` re-exports (see python_source)
-import re
 import warnings
 
+from grader import patterns
 from grader.jsonload import JsonError, PositionMap, StrictDecoder
 from grader.limits import Limits
 from grader.loading import Parsed, Parser, with_format
@@ -32,7 +32,7 @@ def json_document(schema: SchemaRef) -> Parser:
     return with_format(parse, schema, "document")
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+_LINE_END = patterns.compile(r"\r\n|\r|\n")
 
 
 def json_lines(schema: SchemaRef) -> Parser:
@@ -113,7 +113,7 @@ _PYTHON_WORDS = (
     ("unmatched", "python.unmatched"),
 )
 """CPython's English syntax messages, by the catalog message that says the same."""
-_BRACKET = re.compile(r"'([()\[\]{}])'")
+_BRACKET = patterns.compile(r"'([()\[\]{}])'")
 
 
 def _python_problem(msg: str) -> tuple[str, dict[str, str]]:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.i18n import flatten  # noqa: E402
 from grader.tomlfile import CACHE_SUFFIX, cache_text  # noqa: E402
 
 SHIPPED = ("grader/messages/*.toml", "checks/messages/*.toml", "checks/*.toml")
@@ -25,11 +27,20 @@ def shipped_toml() -> list[Path]:
     return sorted(p for pattern in SHIPPED for p in ROOT.glob(pattern))
 
 
+def shape_of(path: Path) -> Any:
+    """The shape a file's reader makes of its data: a catalog's is `grader.i18n.flatten`
+    (read by `catalog_file`), the rubric's its own tables."""
+    return flatten if path.parent.name == "messages" else None
+
+
 def main(argv: list[str]) -> int:
     from generated_files import write_or_check
 
     copies = (
-        (path.with_name(path.name + CACHE_SUFFIX), cache_text(path.read_text("utf-8")))
+        (
+            path.with_name(path.name + CACHE_SUFFIX),
+            cache_text(path.read_text("utf-8"), shape_of(path)),
+        )
         for path in shipped_toml()
     )
     return write_or_check(copies, argv, ROOT)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from grader.i18n import Catalog, _flatten
+from grader.i18n import Catalog, flatten
 from grader.tomlfile import loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +39,7 @@ def _table(package: str, lang: str) -> dict[str, Any]:
 
 
 def _flat(package: str, lang: str) -> dict[str, str]:
-    return _flatten(_table(package, lang))
+    return flatten(_table(package, lang))
 
 
 def _placeholders(template: str) -> set[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 from tests.conftest import ROOT
 
@@ -29,6 +30,8 @@ CHECK_PATH = {
     "checks.log",
     "checks.measures",
     "checks.numbers",
+    "checks.patterns",
+    "checks.patterns_compiled",
     "checks.prefill",
     "checks.records_generated",
     "checks.report",
@@ -64,6 +67,8 @@ CHECK_PATH = {
     "grader.package_data",
     "grader.params",
     "grader.parsers",
+    "grader.patterns",
+    "grader.patterns_compiled",
     "grader.problems",
     "grader.records",
     "grader.records_generated",
@@ -123,17 +128,27 @@ NOT_ON_THE_CHECK_PATH = (
 _COLD_CHECK = """
 import sys
 started = set(sys.modules)  # the interpreter's own, and an editable install's finder's
-import contextlib, io, json
+import contextlib, io, json, os, re._compiler
+compiled_by_re = []
+def spy(pattern, flags=0, compile=re._compiler.compile):
+    caller = sys._getframe(1)
+    while caller.f_code.co_filename.startswith(os.path.dirname(re.__file__)):
+        caller = caller.f_back
+    compiled_by_re.append([caller.f_code.co_filename, str(pattern)])
+    return compile(pattern, flags)
+re._compiler.compile = spy
 from grader.cli import main
 with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
     status = main(["check", sys.argv[1], "--format", "json"])
-print(json.dumps({"status": status, "modules": sorted(set(sys.modules) - started)}))
+modules = sorted(set(sys.modules) - started)
+print(json.dumps({"status": status, "modules": modules, "compiled_by_re": compiled_by_re}))
 """
 
 
-def _cold_check_modules() -> tuple[int, list[str]]:
-    """The exit status of a cold check of the real correct capture, and the modules it
-    imported beyond those the interpreter starts with."""
+def _cold_check() -> dict[str, Any]:
+    """A cold check of the real correct capture: its exit status, the modules it
+    imported beyond those the interpreter starts with, and the patterns `re`'s compiler
+    compiled (by the file that asked)."""
     folder = ROOT / "tests" / "data" / "real" / "correct"
     proc = subprocess.run(
         [sys.executable, "-c", _COLD_CHECK, str(folder)],
@@ -142,7 +157,11 @@ def _cold_check_modules() -> tuple[int, list[str]]:
         cwd=ROOT,
         check=True,
     )
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _cold_check_modules() -> tuple[int, list[str]]:
+    out = _cold_check()
     return out["status"], out["modules"]
 
 
@@ -162,3 +181,13 @@ def test_a_cold_json_check_imports_no_other_command_format_or_heavy_library() ->
         or m.startswith(tuple(f"{name}." for name in NOT_ON_THE_CHECK_PATH))
     ]
     assert heavy == []
+
+
+def test_a_cold_json_check_runs_res_compiler_on_no_pattern_of_ours() -> None:
+    """Our patterns come precompiled (`grader.patterns`); only the standard library's
+    own (json's, argparse's, gettext's) are compiled by `re` at start."""
+    compiled = _cold_check()["compiled_by_re"]
+    packages = tuple(str(ROOT / name) for name in ("grader", "checks", "schemas"))
+    ours = [pattern for filename, pattern in compiled if filename.startswith(packages)]
+    assert ours == []
+    assert compiled  # the spy saw the standard library's

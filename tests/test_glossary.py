@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from grader.i18n import _flatten
+from grader.i18n import flatten
 from grader.tomlfile import loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ def _messages(lang: str) -> dict[str, str]:
     merged: dict[str, str] = {}
     for package in PACKAGES:
         path = ROOT / package / "messages" / f"{lang}.toml"
-        merged |= {f"{package}:{k}": v for k, v in _flatten(loads(path.read_text("utf-8"))).items()}
+        merged |= {f"{package}:{k}": v for k, v in flatten(loads(path.read_text("utf-8"))).items()}
     return merged
 
 

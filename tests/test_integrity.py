@@ -111,3 +111,20 @@ def test_the_test_captures_are_no_published_sample() -> None:
         if folder.is_dir():
             assert not set(fingerprint(folder)["files"].values()) & published, folder.name
     assert all(name in MEASURED for name in fingerprint(REAL / "correct")["files"])
+
+
+def test_every_digest_and_stream_id_of_the_registry_is_found_in_its_text() -> None:
+    """`may_share` searches the registry's text: it must never miss a value it holds."""
+    from checks.samples import may_share, registry
+
+    held = [v for known in registry().values() for v in (*known["files"].values(), *known["ids"])]
+    assert held
+    assert [value for value in held if not may_share([value])] == []
+
+
+def test_a_digest_or_id_no_sample_has_is_not_found_in_the_registry() -> None:
+    from checks.samples import fingerprint, may_share
+
+    honest = fingerprint(REAL / "correct")
+    assert not may_share([*honest["files"].values(), *honest["ids"]])
+    assert not may_share(['chatcmpl-"quoted\\ é'])

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.i18n import _flatten
+from grader.i18n import flatten
 from grader.render.wrap import NO_LINE_END, NO_LINE_START
 from grader.tomlfile import loads
 
@@ -50,7 +50,7 @@ def _texts() -> dict[str, str]:
     texts: dict[str, str] = {}
     for path in CATALOGS:
         package = path.parent.parent.name
-        for key, text in _flatten(loads(path.read_text("utf-8"))).items():
+        for key, text in flatten(loads(path.read_text("utf-8"))).items():
             texts[f"{package}:{key}"] = _CODE.sub("X", text)
     return texts
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.i18n import _flatten
+from grader.i18n import flatten
 from grader.tomlfile import loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +32,7 @@ def _catalog() -> dict[str, str]:
     merged: dict[str, str] = {}
     for package in PACKAGES:
         path = ROOT / package / "messages" / "ko.toml"
-        table = _flatten(loads(path.read_text("utf-8")))
+        table = flatten(loads(path.read_text("utf-8")))
         merged |= {f"{package}:{key}": text for key, text in table.items()}
     return merged
 

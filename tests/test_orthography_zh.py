@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.i18n import _flatten
+from grader.i18n import flatten
 from grader.tomlfile import loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +81,7 @@ def _catalogs() -> dict[str, str]:
     merged: dict[str, str] = {}
     for package in PACKAGES:
         path = ROOT / package / "messages" / "zh.toml"
-        merged |= {f"{package}:{k}": v for k, v in _flatten(loads(path.read_text("utf-8"))).items()}
+        merged |= {f"{package}:{k}": v for k, v in flatten(loads(path.read_text("utf-8"))).items()}
     return merged
 
 

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from grader.tomlfile import CACHE_SUFFIX, TOMLDecodeError, cache_text, load_cach
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from write_toml_caches import shipped_toml  # noqa: E402
+from write_toml_caches import shape_of, shipped_toml  # noqa: E402
 
 
 def test_every_shipped_toml_file_has_a_current_json_copy() -> None:
@@ -27,10 +28,42 @@ def test_every_shipped_toml_file_has_a_current_json_copy() -> None:
 
 
 @pytest.mark.parametrize("path", shipped_toml(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_a_json_copy_holds_what_tomllib_reads(path: Path) -> None:
+def test_a_json_copy_holds_what_tomllib_reads_in_its_readers_shape(path: Path) -> None:
     text = path.read_text("utf-8")
     copy = json.loads(path.with_name(path.name + CACHE_SUFFIX).read_text("utf-8"))
-    assert copy["data"] == loads(text)
+    shape = shape_of(path)
+    assert copy["data"] == (loads(text) if shape is None else shape(loads(text)))
+
+
+def test_a_catalogs_copy_holds_its_dotted_ids() -> None:
+    copy = json.loads((ROOT / "grader" / "messages" / ("en.toml" + CACHE_SUFFIX)).read_text())
+    assert copy["shape"] == "grader.i18n.flatten"
+    assert all(isinstance(v, str) for v in copy["data"].values())
+
+
+def _dotted(table: dict[str, Any]) -> dict[str, Any]:
+    return {f"{k}.{kk}": vv for k, v in table.items() for kk, vv in v.items()}
+
+
+def test_a_copy_in_the_callers_shape_is_read_in_it(tmp_path: Path) -> None:
+    toml = tmp_path / "m.toml"
+    text = '[a]\nb = "c"\n'
+    toml.write_text(text, "utf-8")
+    copy = json.loads(cache_text(text, _dotted))
+    assert copy["data"] == {"a.b": "c"}
+    copy["data"] = {"a.b": "from the copy"}
+    (tmp_path / ("m.toml" + CACHE_SUFFIX)).write_text(json.dumps(copy), "utf-8")
+    assert load_cached(text, str(toml), _dotted) == {"a.b": "from the copy"}
+
+
+def test_a_copy_in_another_shape_is_not_used(tmp_path: Path) -> None:
+    toml = tmp_path / "m.toml"
+    text = '[a]\nb = "c"\n'
+    toml.write_text(text, "utf-8")
+    (tmp_path / ("m.toml" + CACHE_SUFFIX)).write_text(cache_text(text), "utf-8")
+    assert load_cached(text, str(toml), _dotted) == {"a.b": "c"}
+    (tmp_path / ("m.toml" + CACHE_SUFFIX)).write_text(cache_text(text, _dotted), "utf-8")
+    assert load_cached(text, str(toml)) == {"a": {"b": "c"}}
 
 
 def test_a_copy_made_from_another_text_is_not_used(tmp_path: Path) -> None:

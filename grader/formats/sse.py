@@ -42,19 +42,18 @@ compiled regex and runs of line ends are counted, not looped over.
 
 from __future__ import annotations
 
-import re
-
+from grader import patterns
 from grader.records import record
 
 __all__ = ["Event", "Field", "Stream", "parse_event_stream"]
 
 _BOM = "\ufeff"
-_LINE = re.compile(r"([^\r\n]+)([\r\n]*)")
+_LINE = patterns.compile(r"([^\r\n]+)([\r\n]*)")
 """A non-empty line and the run of line ends after it (empty lines end in that run)."""
-_LINE_ENDS = re.compile(r"[\r\n]*")
+_LINE_ENDS = patterns.compile(r"[\r\n]*")
 _COMMON_LINE_ENDS = {"": 0, "\n": 1, "\r\n": 1, "\r": 1, "\n\n": 2, "\r\n\r\n": 2, "\r\r": 2}
 """Runs of line ends real files have, counted without a function call."""
-_ASCII_DIGITS = re.compile(r"[0-9]+")
+_ASCII_DIGITS = patterns.compile(r"[0-9]+")
 _MAX_RETRY_DIGITS = 4000
 """Below CPython's default int/str conversion limit (4300 digits), so `int()` never raises."""
 

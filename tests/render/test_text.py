@@ -223,13 +223,13 @@ def test_no_korean_message_is_broken_inside_a_word() -> None:
     A code span is one unit (it has spaces inside but never breaks), so it is replaced by
     a spaceless stand-in of its width; a run wider than the line must break and is left
     out."""
-    from grader.i18n import _flatten
+    from grader.i18n import flatten
     from grader.tomlfile import loads
     from tests.conftest import ROOT
 
     for package in ("grader", "checks"):
         table = loads((ROOT / package / "messages" / "ko.toml").read_text("utf-8"))
-        for key, message in _flatten(table).items():
+        for key, message in flatten(table).items():
             text = re.sub(r"`[^`\n]{1,40}`", lambda m: "x" * cells(m.group()), message)
             if all(cells(word) <= 40 for word in text.split()):
                 wrapped = wrap(text, 40)
