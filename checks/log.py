@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 
 from checks.evidence import blocks, resolution
-from checks.formats.llama_log import Cancel, Figures, ServerLog, TaskTiming
+from checks.formats.llama_log import Cancel, Figures, Launch, ServerLog, TaskTiming
 from checks.numbers import median
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
@@ -108,26 +108,22 @@ def _task(t: TaskTiming) -> str:
     return str(t.task) if t.task is not None else "?"
 
 
-def _print_delay(log: ServerLog, t: TaskTiming) -> float | None:
+def _print_delay(t: TaskTiming, launch: Launch | None) -> float | None:
     """How much later than its own duration a block was printed after its launch (its
     lines' time stamps minus what the block says it ran); None without time stamps."""
-    if t.task is None or t.time_ms is None or t.eval_ms is None:
-        return None
-    launch = log.launch_of(t.task, near_line=t.line)
-    if launch is None or launch.time_ms is None:
+    if t.time_ms is None or t.eval_ms is None or launch is None or launch.time_ms is None:
         return None
     ran = t.total_ms if t.total_ms is not None else t.prompt_ms + t.eval_ms
     return t.time_ms - launch.time_ms - ran
 
 
 def _clock_problem(
-    log: ServerLog, t: TaskTiming, delay: float | None, slack_ms: float, delay_ms: float
+    t: TaskTiming, launch: Launch | None, delay: float | None, slack_ms: float, delay_ms: float
 ) -> Fail | None:
     """A block whose own duration does not fit between its launch and its print time
     (`delay`: its `_print_delay`)."""
     if delay is None or -slack_ms <= delay <= delay_ms:
         return None
-    launch = log.launch_of(t.task, near_line=t.line)  # type: ignore[arg-type]
     ran = t.total_ms if t.total_ms is not None else t.prompt_ms + (t.eval_ms or 0)
     return Fail(
         "clock",
@@ -142,7 +138,7 @@ def _clock_problem(
 def _order_problem(log: ServerLog) -> Fail | None:
     """Task ids that go back within a server run, or time stamps that do."""
     previous: dict[int, Any] = {}
-    for run, launch in zip(log.runs_of(e.line for e in log.launches), log.launches, strict=True):
+    for run, launch in zip(log.launch_runs, log.launches, strict=True):
         before = previous.get(run)
         if before is not None and launch.task <= before.task:
             return Fail(
@@ -156,7 +152,7 @@ def _order_problem(log: ServerLog) -> Fail | None:
         previous[run] = launch
     last: dict[int, Any] = {}
     events = log.events()
-    for run, event in zip(log.runs_of(e.line for e in events), events, strict=True):
+    for run, event in zip(log.event_runs, events, strict=True):
         if event.time_ms is None:
             continue
         before = last.get(run)
@@ -207,8 +203,7 @@ def _unaccounted_release(log: ServerLog) -> Fail | None:
     """A task the server released with neither a timing block nor a cancel: a finished
     request whose timing lines are gone."""
     accounted = log.ended_tasks()
-    runs = log.runs_of(r.line for r in log.releases)
-    for run, release in zip(runs, log.releases, strict=True):
+    for run, release in zip(log.release_runs, log.releases, strict=True):
         if release.form != "stop processing":
             continue  # a log that prints no cancel line: a cut-off task is a bare release
         if (run, release.task) not in accounted:
@@ -229,13 +224,13 @@ def intact(ctx: Context) -> None:
         raise Fail("no_timings", expected=">= 1", found=0, count=log.line_count, at=ctx.at("log"))
     problem = next((p for t in log.timings if (p := _block_problem(t)) is not None), None)
     slack, delay = ctx.param("clock_slack_ms"), ctx.param("max_print_delay_ms")
-    # each block's delay once: the clock test and the record both need it, and each is a
-    # look-up of the block's launch
-    delays = [_print_delay(log, t) for t in log.timings]
-    for t, print_delay in zip(log.timings, delays, strict=True):
+    # each block's delay once: the clock test and the record both need it
+    launches = log.timing_launches
+    delays = [_print_delay(t, launch) for t, launch in zip(log.timings, launches, strict=True)]
+    for t, launch, print_delay in zip(log.timings, launches, delays, strict=True):
         if problem is not None:
             break
-        problem = _clock_problem(log, t, print_delay, slack, delay)
+        problem = _clock_problem(t, launch, print_delay, slack, delay)
     problem = problem or _order_problem(log) or _placement_problem(log) or _unaccounted_release(log)
     if problem is not None:
         problem.at = ctx.at("log", line=int(problem.params["line"]))  # type: ignore[arg-type]
