@@ -32,71 +32,87 @@ if TYPE_CHECKING:
 # -- log.intact ----------------------------------------------------------------------------
 
 
-def _figure_problem(
-    ms: float, n: int, figures: Figures, line: int, which: str, divisors: tuple[int, ...]
-) -> Fail | None:
-    """A printed `ms per token` / `tokens per second` that its own ms and tokens deny.
+def _denied_figure(ms: float, figures: Figures, divisors: tuple[int, ...]) -> str | None:
+    """Which printed figure (`ms_per_token`, `tokens_per_second`) its own ms and tokens
+    deny, if either: one that agrees with any of the divisors stands.
 
-    `divisors`: the token counts the era divides by. The prompt line divides by its
-    tokens; an `eval time` line by its tokens in some eras and by one fewer in others
-    (b1-0c1e570 prints `1415.71 ms / 64 tokens (22.47 ms per token)`: the first token
-    came with the prompt, so 63 were decoded in that time).
+    `divisors`: the token counts the era divides by, all positive. The prompt line
+    divides by its tokens; an `eval time` line by its tokens in some eras and by one fewer
+    in others (b1-0c1e570 prints `1415.71 ms / 64 tokens (22.47 ms per token)`: the first
+    token came with the prompt, so 63 were decoded in that time).
+
+    Only the verdict, in plain loops: every block of a log comes here (a near-cap log has
+    36,000 figures), and only a denied one needs a message (`_figure_problem`).
     """
-    ms_resolution = resolution(ms)  # once per figure: every block of a log comes here
-    options = [d for d in divisors if d > 0]
-    if n <= 0 or ms <= ms_resolution or not options:
+    ms_resolution = resolution(ms)
+    if ms <= ms_resolution:
         return None
-    # plain loops, no closures or dicts built per figure: a near-cap log has 36,000
-    for printed, unit in (
-        (figures.per_token_ms, "ms_per_token"),
-        (figures.per_second, "tokens_per_second"),
-    ):
-        if printed is None:
-            continue
+    printed = figures.per_token_ms
+    if printed is not None:
         printed_resolution = resolution(printed)
-        per_token = unit == "ms_per_token"
-        for d in options:
-            if per_token:
-                of, slack = ms / d, printed_resolution + ms_resolution / d + 1e-9
-            else:
-                of = 1000 * d / ms
-                slack = printed_resolution + 1000 * d * ms_resolution / ms**2 + 1e-9
-            if abs(of - printed) <= slack:
+        for d in divisors:
+            if abs(ms / d - printed) <= printed_resolution + ms_resolution / d + 1e-9:
                 break
         else:
-            return Fail(
-                "arithmetic",
-                expected=round(ms / options[0] if per_token else 1000 * options[0] / ms, 3),
-                found=printed,
-                line=line,
-                which=Term(which),
-                unit=Term(unit),
-                ms=ms,
-                n=n,
-            )
+            return "ms_per_token"
+    printed = figures.per_second
+    if printed is not None:
+        printed_resolution = resolution(printed)
+        for d in divisors:
+            slack = printed_resolution + 1000 * d * ms_resolution / ms**2 + 1e-9
+            if abs(1000 * d / ms - printed) <= slack:
+                break
+        else:
+            return "tokens_per_second"
     return None
 
 
-def _block_problem(t: TaskTiming) -> Fail | None:
-    """The first way a timing block disagrees with itself, if any."""
-    problem = _figure_problem(
-        t.prompt_ms, t.prompt_n, t.prompt_figures, t.line, "prompt_eval", (t.prompt_n,)
+def _figure_problem(
+    ms: float, n: int, figures: Figures, line: int, which: str, divisors: tuple[int, ...]
+) -> Fail | None:
+    """A printed `ms per token` / `tokens per second` that its own ms and tokens deny
+    (`divisors`: see `_denied_figure`)."""
+    unit = _denied_figure(ms, figures, divisors)
+    if unit is None:
+        return None
+    per_token = unit == "ms_per_token"
+    return Fail(
+        "arithmetic",
+        expected=round(ms / divisors[0] if per_token else 1000 * divisors[0] / ms, 3),
+        found=figures.per_token_ms if per_token else figures.per_second,
+        line=line,
+        which=Term(which),
+        unit=Term(unit),
+        ms=ms,
+        n=n,
     )
-    if problem is None and t.eval_ms is not None and t.eval_n is not None:
-        divisors = (t.eval_n, t.eval_n - 1)
-        problem = _figure_problem(t.eval_ms, t.eval_n, t.eval_figures, t.line, "eval", divisors)
-    if problem is not None or t.eval_ms is None or t.total_ms is None:
+
+
+def _block_problem(t: TaskTiming) -> Fail | None:
+    """The first way a timing block disagrees with itself, if any. (A line of no tokens
+    has no figure to deny.)"""
+    problem = None
+    if t.prompt_n > 0:
+        divisors = (t.prompt_n,)
+        problem = _figure_problem(
+            t.prompt_ms, t.prompt_n, t.prompt_figures, t.line, "prompt_eval", divisors
+        )
+    eval_ms, eval_n = t.eval_ms, t.eval_n
+    if problem is None and eval_ms is not None and eval_n is not None and eval_n > 0:
+        divisors = (eval_n, eval_n - 1) if eval_n > 1 else (eval_n,)
+        problem = _figure_problem(eval_ms, eval_n, t.eval_figures, t.line, "eval", divisors)
+    if problem is not None or eval_ms is None or t.total_ms is None:
         return problem
-    parts = t.prompt_ms + t.eval_ms
-    slack = resolution(t.total_ms) + resolution(t.prompt_ms) + resolution(t.eval_ms) + 1e-9
+    parts = t.prompt_ms + eval_ms
+    slack = resolution(t.total_ms) + resolution(t.prompt_ms) + resolution(eval_ms) + 1e-9
     if abs(parts - t.total_ms) > slack:
         return Fail(
             "total_ms", expected=round(parts, 2), found=t.total_ms, line=t.line, task=_task(t)
         )
-    if t.total_n is not None and t.eval_n is not None and t.total_n != t.prompt_n + t.eval_n:
+    if t.total_n is not None and eval_n is not None and t.total_n != t.prompt_n + eval_n:
         return Fail(
             "total_n",
-            expected=t.prompt_n + t.eval_n,
+            expected=t.prompt_n + eval_n,
             found=t.total_n,
             line=t.line,
             task=_task(t),
