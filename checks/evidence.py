@@ -132,6 +132,9 @@ def match(
     return [c for c in chosen if c is not None], -1
 
 
+_INF = math.inf
+
+
 class Window:
     """Candidates sorted by one of their numbers, for those whose number lies near a value,
     nearest first: what can `agree` with a client's number, found by one bisection and a
@@ -140,9 +143,13 @@ class Window:
     A candidate whose number is not finite agrees with nothing, and is in no window.
     """
 
-    def __init__(self, candidates: Sequence[TaskTiming], number: Callable[[TaskTiming], Any]):
-        numbers = [number(c) for c in candidates]
-        kept = [j for j, value in enumerate(numbers) if finite(value)]
+    def __init__(
+        self, candidates: Sequence[TaskTiming], number: Callable[[TaskTiming], float | None]
+    ):
+        numbers = list(map(number, candidates))
+        # (comparisons, not a call per candidate: a near-cap log has 18,000; nan compares
+        # false, so it is left out with the infinities)
+        kept = [j for j, value in enumerate(numbers) if value is not None and -_INF < value < _INF]
         self._order = sorted(kept, key=numbers.__getitem__)  # stable: equal ones by position
         self._numbers = [numbers[j] for j in self._order]
 
