@@ -204,10 +204,10 @@ def match_in_order(
     return chosen, -1
 
 
-def blocks(log: ServerLog) -> list[TaskTiming]:
+def blocks(log: ServerLog) -> tuple[TaskTiming, ...]:
     """The finished requests of the log that can corroborate a number: those whose
     timing block has its `eval time` line (a request's whole account)."""
-    return [t for t in log.timings if t.eval_ms is not None and t.eval_n is not None]
+    return log.complete_timings
 
 
 def nearest(

@@ -288,13 +288,13 @@ def lab_run(ctx: Context) -> None:
     """The server that wrote the log is the one props.json describes."""
     log: ServerLog = ctx["log"]
     props = ctx["props"]
-    runs = sorted({log.run_of(t.line) for t in blocks(log)} or {len(log.starts)})
+    runs = sorted(set(log.runs_in_order(blocks(log))) or {len(log.starts)})
+    model, build = _props_model(props), _props_build(props)  # the same for every run
     for run in runs:
         if run == 0:
             raise Fail("no_start", expected="loading model …", found="—", at=ctx.at("log", line=1))
         start = log.starts[run - 1]
         at = ctx.at("log", line=start.line)
-        model = _props_model(props)
         if start.model is None:
             raise Fail(
                 "no_model", expected=model or "loading model", found="—", line=start.line, at=at
@@ -306,7 +306,6 @@ def lab_run(ctx: Context) -> None:
             raise Fail("n_slots", expected=slots, found=start.n_slots, line=start.line, at=at)
         if start.n_ctx_slot is not None and start.n_ctx_slot != n_ctx:
             raise Fail("n_ctx", expected=n_ctx, found=start.n_ctx_slot, line=start.line, at=at)
-        build = _props_build(props)
         if build is not None and start.build is not None and start.commit is not None:
             length = min(len(build[1]), len(start.commit))
             if build[0] != start.build or build[1][:length] != start.commit[:length].lower():
