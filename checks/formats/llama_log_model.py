@@ -162,7 +162,7 @@ class ServerLog:
         log's does). A run is a stretch of lines, so its events are one slice of them,
         found by one bisection per start: a near-cap log has 1,300 runs and 59,000 events,
         a bisection each cost 20 ms."""
-        lines = [e.line for e in events]
+        lines = list(map(attrgetter("line"), events))
         runs: list[int] = []
         for run, start in enumerate(self._start_lines):
             runs += [run] * (bisect.bisect_left(lines, start) - len(runs))
@@ -199,7 +199,7 @@ class ServerLog:
         """The timing blocks that have their `eval time` line (a request's whole account),
         in log order: found once, for the ten checks that ask (of 18,000 blocks near the
         caps)."""
-        return tuple(t for t in self.timings if t.eval_ms is not None and t.eval_n is not None)
+        return tuple([t for t in self.timings if t.eval_ms is not None and t.eval_n is not None])
 
     def events(self) -> list[Event]:
         """Every task event (launch, timing, cancel, release), in line order."""
@@ -284,12 +284,12 @@ class ServerLog:
     @cached_property
     def _finished(self) -> frozenset[tuple[int, int | None]]:
         """(run, task) of every timing block."""
-        return frozenset(zip(self.timing_runs, (t.task for t in self.timings), strict=True))
+        return frozenset(zip(self.timing_runs, map(attrgetter("task"), self.timings), strict=True))
 
     @cached_property
     def _ended(self) -> frozenset[tuple[int, int | None]]:
         """`ended_tasks`, found once: `unfinished` and `log.intact` both ask."""
-        cancelled = zip(self.cancel_runs, (c.task for c in self.cancels), strict=True)
+        cancelled = zip(self.cancel_runs, map(attrgetter("task"), self.cancels), strict=True)
         return self._finished | frozenset(cancelled)
 
     @cached_property
