@@ -17,9 +17,10 @@ bipartite matching; a lab has at most a few dozen requests).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from checks.formats.llama_log import ServerLog, TaskTiming
 
@@ -58,6 +59,7 @@ def match(
     candidates: Sequence[TaskTiming],
     fits: Callable[[Item, TaskTiming], bool],
     cost: Callable[[Item, TaskTiming], float] | None = None,
+    near: Callable[[Item], Iterable[int]] | None = None,
 ) -> tuple[list[TaskTiming] | None, int]:
     """Give every item its own candidate that `fits` it, if that is possible.
 
@@ -67,11 +69,36 @@ def match(
     candidates is tiny). Returns (the candidate of each item, -1), or (None, index of an
     item for which no assignment exists: the first one that fits no candidate at all,
     else the first that cannot get one of its own).
+
+    `near`, when given, names for an item the positions of the candidates worth trying:
+    every one that can fit it (and maybe more), nearest first by `cost`, equally near ones
+    in candidate order (a `Window`'s `nearest`). With `cost`, the greedy choice then tries
+    only the len(items) nearest that fit each item, which is exact: the other items hold
+    at most len(items) - 1 candidates, so no item ever gets past its len(items)-th. A
+    near-cap log has 18,000 blocks, thousands of which fit a client's run.
     """
-    options = [[j for j, c in enumerate(candidates) if fits(item, c)] for item in items]
-    for index, found in enumerate(options):
+    limit = len(items) if cost is not None and near is not None else None
+
+    def fitting(index: int, limit: int | None) -> list[int]:
+        """The positions of the candidates that fit item `index`, ascending; with
+        `limit`, only the `limit` nearest."""
+        item = items[index]
+        if near is None:
+            return [j for j in range(len(candidates)) if fits(item, candidates[j])]
+        found: list[int] = []
+        for j in near(item):
+            if fits(item, candidates[j]):
+                found.append(j)
+                if len(found) == limit:
+                    break
+        return sorted(found)
+
+    options: list[list[int]] = []
+    for index in range(len(items)):
+        found = fitting(index, limit)
         if not found:
             return None, index
+        options.append(found)
     if cost is not None:
         pairs = sorted(
             (cost(items[i], candidates[j]), i, j) for i, found in enumerate(options) for j in found
@@ -82,6 +109,8 @@ def match(
                 greedy[i] = j
         if len(greedy) == len(items):
             return [candidates[greedy[i]] for i in range(len(items))], -1
+        if limit is not None:  # the search below needs every candidate of every item
+            options = [fitting(index, None) for index in range(len(items))]
     owner: dict[int, int] = {}
 
     def place(index: int, seen: set[int]) -> bool:
@@ -103,6 +132,59 @@ def match(
     return [c for c in chosen if c is not None], -1
 
 
+_INF = math.inf
+
+
+class Window:
+    """Candidates sorted by one of their numbers, for those whose number lies near a value,
+    nearest first: what can `agree` with a client's number, found by one bisection and a
+    walk outwards instead of a test of every block.
+
+    A candidate whose number is not finite agrees with nothing, and is in no window.
+    """
+
+    def __init__(
+        self, candidates: Sequence[TaskTiming], number: Callable[[TaskTiming], float | None]
+    ):
+        numbers = list(map(number, candidates))
+        # (comparisons, not a call per candidate: a near-cap log has 18,000; nan compares
+        # false, so it is left out with the infinities)
+        kept = [j for j, value in enumerate(numbers) if value is not None and -_INF < value < _INF]
+        self._order = sorted(kept, key=numbers.__getitem__)  # stable: equal ones by position
+        self._numbers = [numbers[j] for j in self._order]
+
+    def nearest(self, value: float, distance: float) -> Iterator[int]:
+        """Positions of the candidates whose number is within `distance` of `value`
+        (widened by the rounding of the bound itself), nearest first by
+        `abs(value - number)`, equally near ones in candidate order."""
+        if not finite(value):
+            return
+        numbers, order = self._numbers, self._order
+        limit = distance + 1e-6 + 1e-9 * abs(value)
+        right = bisect.bisect_left(numbers, value)
+        left = right - 1
+        while True:
+            gap = min(
+                abs(value - numbers[left]) if left >= 0 else math.inf,
+                abs(value - numbers[right]) if right < len(numbers) else math.inf,
+            )
+            if gap > limit:
+                return
+            tied: list[int] = []
+            while left >= 0 and abs(value - numbers[left]) == gap:
+                tied.append(order[left])
+                left -= 1
+            while right < len(numbers) and abs(value - numbers[right]) == gap:
+                tied.append(order[right])
+                right += 1
+            yield from sorted(tied)
+
+
+MAX_RESOLUTION = 0.5
+"""The most `resolution` gives (a whole number's): the widest a candidate's rounding can
+make `agree`."""
+
+
 def match_in_order(
     items: Sequence[Item],
     candidates: Sequence[TaskTiming],
@@ -122,10 +204,10 @@ def match_in_order(
     return chosen, -1
 
 
-def blocks(log: ServerLog) -> list[TaskTiming]:
+def blocks(log: ServerLog) -> tuple[TaskTiming, ...]:
     """The finished requests of the log that can corroborate a number: those whose
     timing block has its `eval time` line (a request's whole account)."""
-    return [t for t in log.timings if t.eval_ms is not None and t.eval_n is not None]
+    return log.complete_timings
 
 
 def nearest(

@@ -17,9 +17,10 @@ the log itself must first be shown to be what llama-server wrote during this run
 from __future__ import annotations
 
 import bisect
+from operator import attrgetter
 
 from checks.evidence import blocks, resolution
-from checks.formats.llama_log import Cancel, Figures, ServerLog, TaskTiming
+from checks.formats.llama_log import Cancel, Figures, Launch, ServerLog, TaskTiming
 from checks.numbers import median
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
@@ -32,71 +33,87 @@ if TYPE_CHECKING:
 # -- log.intact ----------------------------------------------------------------------------
 
 
-def _figure_problem(
-    ms: float, n: int, figures: Figures, line: int, which: str, divisors: tuple[int, ...]
-) -> Fail | None:
-    """A printed `ms per token` / `tokens per second` that its own ms and tokens deny.
+def _denied_figure(ms: float, figures: Figures, divisors: tuple[int, ...]) -> str | None:
+    """Which printed figure (`ms_per_token`, `tokens_per_second`) its own ms and tokens
+    deny, if either: one that agrees with any of the divisors stands.
 
-    `divisors`: the token counts the era divides by. The prompt line divides by its
-    tokens; an `eval time` line by its tokens in some eras and by one fewer in others
-    (b1-0c1e570 prints `1415.71 ms / 64 tokens (22.47 ms per token)`: the first token
-    came with the prompt, so 63 were decoded in that time).
+    `divisors`: the token counts the era divides by, all positive. The prompt line
+    divides by its tokens; an `eval time` line by its tokens in some eras and by one fewer
+    in others (b1-0c1e570 prints `1415.71 ms / 64 tokens (22.47 ms per token)`: the first
+    token came with the prompt, so 63 were decoded in that time).
+
+    Only the verdict, in plain loops: every block of a log comes here (a near-cap log has
+    36,000 figures), and only a denied one needs a message (`_figure_problem`).
     """
-    ms_resolution = resolution(ms)  # once per figure: every block of a log comes here
-    options = [d for d in divisors if d > 0]
-    if n <= 0 or ms <= ms_resolution or not options:
+    ms_resolution = resolution(ms)
+    if ms <= ms_resolution:
         return None
-    # plain loops, no closures or dicts built per figure: a near-cap log has 36,000
-    for printed, unit in (
-        (figures.per_token_ms, "ms_per_token"),
-        (figures.per_second, "tokens_per_second"),
-    ):
-        if printed is None:
-            continue
+    printed = figures.per_token_ms
+    if printed is not None:
         printed_resolution = resolution(printed)
-        per_token = unit == "ms_per_token"
-        for d in options:
-            if per_token:
-                of, slack = ms / d, printed_resolution + ms_resolution / d + 1e-9
-            else:
-                of = 1000 * d / ms
-                slack = printed_resolution + 1000 * d * ms_resolution / ms**2 + 1e-9
-            if abs(of - printed) <= slack:
+        for d in divisors:
+            if abs(ms / d - printed) <= printed_resolution + ms_resolution / d + 1e-9:
                 break
         else:
-            return Fail(
-                "arithmetic",
-                expected=round(ms / options[0] if per_token else 1000 * options[0] / ms, 3),
-                found=printed,
-                line=line,
-                which=Term(which),
-                unit=Term(unit),
-                ms=ms,
-                n=n,
-            )
+            return "ms_per_token"
+    printed = figures.per_second
+    if printed is not None:
+        printed_resolution = resolution(printed)
+        for d in divisors:
+            slack = printed_resolution + 1000 * d * ms_resolution / ms**2 + 1e-9
+            if abs(1000 * d / ms - printed) <= slack:
+                break
+        else:
+            return "tokens_per_second"
     return None
 
 
-def _block_problem(t: TaskTiming) -> Fail | None:
-    """The first way a timing block disagrees with itself, if any."""
-    problem = _figure_problem(
-        t.prompt_ms, t.prompt_n, t.prompt_figures, t.line, "prompt_eval", (t.prompt_n,)
+def _figure_problem(
+    ms: float, n: int, figures: Figures, line: int, which: str, divisors: tuple[int, ...]
+) -> Fail | None:
+    """A printed `ms per token` / `tokens per second` that its own ms and tokens deny
+    (`divisors`: see `_denied_figure`)."""
+    unit = _denied_figure(ms, figures, divisors)
+    if unit is None:
+        return None
+    per_token = unit == "ms_per_token"
+    return Fail(
+        "arithmetic",
+        expected=round(ms / divisors[0] if per_token else 1000 * divisors[0] / ms, 3),
+        found=figures.per_token_ms if per_token else figures.per_second,
+        line=line,
+        which=Term(which),
+        unit=Term(unit),
+        ms=ms,
+        n=n,
     )
-    if problem is None and t.eval_ms is not None and t.eval_n is not None:
-        divisors = (t.eval_n, t.eval_n - 1)
-        problem = _figure_problem(t.eval_ms, t.eval_n, t.eval_figures, t.line, "eval", divisors)
-    if problem is not None or t.eval_ms is None or t.total_ms is None:
+
+
+def _block_problem(t: TaskTiming) -> Fail | None:
+    """The first way a timing block disagrees with itself, if any. (A line of no tokens
+    has no figure to deny.)"""
+    problem = None
+    if t.prompt_n > 0:
+        divisors = (t.prompt_n,)
+        problem = _figure_problem(
+            t.prompt_ms, t.prompt_n, t.prompt_figures, t.line, "prompt_eval", divisors
+        )
+    eval_ms, eval_n = t.eval_ms, t.eval_n
+    if problem is None and eval_ms is not None and eval_n is not None and eval_n > 0:
+        divisors = (eval_n, eval_n - 1) if eval_n > 1 else (eval_n,)
+        problem = _figure_problem(eval_ms, eval_n, t.eval_figures, t.line, "eval", divisors)
+    if problem is not None or eval_ms is None or t.total_ms is None:
         return problem
-    parts = t.prompt_ms + t.eval_ms
-    slack = resolution(t.total_ms) + resolution(t.prompt_ms) + resolution(t.eval_ms) + 1e-9
+    parts = t.prompt_ms + eval_ms
+    slack = resolution(t.total_ms) + resolution(t.prompt_ms) + resolution(eval_ms) + 1e-9
     if abs(parts - t.total_ms) > slack:
         return Fail(
             "total_ms", expected=round(parts, 2), found=t.total_ms, line=t.line, task=_task(t)
         )
-    if t.total_n is not None and t.eval_n is not None and t.total_n != t.prompt_n + t.eval_n:
+    if t.total_n is not None and eval_n is not None and t.total_n != t.prompt_n + eval_n:
         return Fail(
             "total_n",
-            expected=t.prompt_n + t.eval_n,
+            expected=t.prompt_n + eval_n,
             found=t.total_n,
             line=t.line,
             task=_task(t),
@@ -108,26 +125,22 @@ def _task(t: TaskTiming) -> str:
     return str(t.task) if t.task is not None else "?"
 
 
-def _print_delay(log: ServerLog, t: TaskTiming) -> float | None:
+def _print_delay(t: TaskTiming, launch: Launch | None) -> float | None:
     """How much later than its own duration a block was printed after its launch (its
     lines' time stamps minus what the block says it ran); None without time stamps."""
-    if t.task is None or t.time_ms is None or t.eval_ms is None:
-        return None
-    launch = log.launch_of(t.task, near_line=t.line)
-    if launch is None or launch.time_ms is None:
+    if t.time_ms is None or t.eval_ms is None or launch is None or launch.time_ms is None:
         return None
     ran = t.total_ms if t.total_ms is not None else t.prompt_ms + t.eval_ms
     return t.time_ms - launch.time_ms - ran
 
 
 def _clock_problem(
-    log: ServerLog, t: TaskTiming, delay: float | None, slack_ms: float, delay_ms: float
+    t: TaskTiming, launch: Launch | None, delay: float | None, slack_ms: float, delay_ms: float
 ) -> Fail | None:
     """A block whose own duration does not fit between its launch and its print time
     (`delay`: its `_print_delay`)."""
     if delay is None or -slack_ms <= delay <= delay_ms:
         return None
-    launch = log.launch_of(t.task, near_line=t.line)  # type: ignore[arg-type]
     ran = t.total_ms if t.total_ms is not None else t.prompt_ms + (t.eval_ms or 0)
     return Fail(
         "clock",
@@ -140,11 +153,14 @@ def _clock_problem(
 
 
 def _order_problem(log: ServerLog) -> Fail | None:
-    """Task ids that go back within a server run, or time stamps that do."""
-    previous: dict[int, Any] = {}
-    for run, launch in zip(log.runs_of(e.line for e in log.launches), log.launches, strict=True):
-        before = previous.get(run)
-        if before is not None and launch.task <= before.task:
+    """Task ids that go back within a server run, or time stamps that do.
+
+    The launches and the events come in line order, so their runs only grow: what came
+    before in the same run is what came just before, if that was in the same run."""
+    before: Any = None
+    before_run = -1
+    for run, launch in zip(log.launch_runs, log.launches, strict=True):
+        if run == before_run and launch.task <= before.task:
             return Fail(
                 "task_order",
                 expected=f"> {before.task}",
@@ -153,14 +169,12 @@ def _order_problem(log: ServerLog) -> Fail | None:
                 previous=before.task,
                 previous_line=before.line,
             )
-        previous[run] = launch
-    last: dict[int, Any] = {}
-    events = log.events()
-    for run, event in zip(log.runs_of(e.line for e in events), events, strict=True):
+        before, before_run = launch, run
+    before, before_run = None, -1
+    for run, event in zip(log.event_runs, log.events(), strict=True):
         if event.time_ms is None:
             continue
-        before = last.get(run)
-        if before is not None and event.time_ms < before.time_ms:
+        if run == before_run and event.time_ms < before.time_ms:
             return Fail(
                 "time_order",
                 expected=f">= {before.time_ms}",
@@ -168,7 +182,7 @@ def _order_problem(log: ServerLog) -> Fail | None:
                 line=event.line,
                 previous_line=before.line,
             )
-        last[run] = event
+        before, before_run = event, run
     return None
 
 
@@ -180,8 +194,8 @@ def _placement_problem(log: ServerLog) -> Fail | None:
     """Task lines a server cannot have printed: without the time prefix all the others
     carry, or after the end-of-run line of their run."""
     events = log.events()
-    prefixed = sum(e.prefixed for e in events)
-    if prefixed * 2 > len(events):
+    prefixed = sum(map(attrgetter("prefixed"), events))
+    if len(events) > prefixed and prefixed * 2 > len(events):
         for event in events:
             if not event.prefixed:
                 return Fail(
@@ -192,7 +206,7 @@ def _placement_problem(log: ServerLog) -> Fail | None:
                     what=_kind(event),
                     others=prefixed,
                 )
-    lines = [e.line for e in events]
+    lines = list(map(attrgetter("line"), events)) if log.ends else []
     for end in log.ends:
         # runs only move forward with the line: the first event after the end is the one
         # to look at; if it is in a later run, no event of this run follows the end
@@ -207,8 +221,10 @@ def _unaccounted_release(log: ServerLog) -> Fail | None:
     """A task the server released with neither a timing block nor a cancel: a finished
     request whose timing lines are gone."""
     accounted = log.ended_tasks()
-    runs = log.runs_of(r.line for r in log.releases)
-    for run, release in zip(runs, log.releases, strict=True):
+    released = zip(log.release_runs, map(attrgetter("task"), log.releases), strict=True)
+    if accounted.issuperset(released):
+        return None  # the usual case, found in one pass: every release is accounted for
+    for run, release in zip(log.release_runs, log.releases, strict=True):
         if release.form != "stop processing":
             continue  # a log that prints no cancel line: a cut-off task is a bare release
         if (run, release.task) not in accounted:
@@ -229,13 +245,13 @@ def intact(ctx: Context) -> None:
         raise Fail("no_timings", expected=">= 1", found=0, count=log.line_count, at=ctx.at("log"))
     problem = next((p for t in log.timings if (p := _block_problem(t)) is not None), None)
     slack, delay = ctx.param("clock_slack_ms"), ctx.param("max_print_delay_ms")
-    # each block's delay once: the clock test and the record both need it, and each is a
-    # look-up of the block's launch
-    delays = [_print_delay(log, t) for t in log.timings]
-    for t, print_delay in zip(log.timings, delays, strict=True):
+    # each block's delay once: the clock test and the record both need it
+    launches = log.timing_launches
+    delays = [_print_delay(t, launch) for t, launch in zip(log.timings, launches, strict=True)]
+    for t, launch, print_delay in zip(log.timings, launches, delays, strict=True):
         if problem is not None:
             break
-        problem = _clock_problem(log, t, print_delay, slack, delay)
+        problem = _clock_problem(t, launch, print_delay, slack, delay)
     problem = problem or _order_problem(log) or _placement_problem(log) or _unaccounted_release(log)
     if problem is not None:
         problem.at = ctx.at("log", line=int(problem.params["line"]))  # type: ignore[arg-type]
@@ -277,13 +293,13 @@ def lab_run(ctx: Context) -> None:
     """The server that wrote the log is the one props.json describes."""
     log: ServerLog = ctx["log"]
     props = ctx["props"]
-    runs = sorted({log.run_of(t.line) for t in blocks(log)} or {len(log.starts)})
+    runs = sorted(set(log.runs_in_order(blocks(log))) or {len(log.starts)})
+    model, build = _props_model(props), _props_build(props)  # the same for every run
     for run in runs:
         if run == 0:
             raise Fail("no_start", expected="loading model …", found="—", at=ctx.at("log", line=1))
         start = log.starts[run - 1]
         at = ctx.at("log", line=start.line)
-        model = _props_model(props)
         if start.model is None:
             raise Fail(
                 "no_model", expected=model or "loading model", found="—", line=start.line, at=at
@@ -295,7 +311,6 @@ def lab_run(ctx: Context) -> None:
             raise Fail("n_slots", expected=slots, found=start.n_slots, line=start.line, at=at)
         if start.n_ctx_slot is not None and start.n_ctx_slot != n_ctx:
             raise Fail("n_ctx", expected=n_ctx, found=start.n_ctx_slot, line=start.line, at=at)
-        build = _props_build(props)
         if build is not None and start.build is not None and start.commit is not None:
             length = min(len(build[1]), len(start.commit))
             if build[0] != start.build or build[1][:length] != start.commit[:length].lower():
@@ -311,16 +326,22 @@ def lab_run(ctx: Context) -> None:
 # -- log.plausible -------------------------------------------------------------------------
 
 
-def _rates(log: ServerLog, min_prompt: int, min_eval: int) -> tuple[list[Any], list[Any]]:
-    """(ms per prompt token, timing) and (ms per generated token, timing) of every block
-    large enough for a rate to mean something."""
-    prefill = [(t.prompt_ms / t.prompt_n, t) for t in log.timings if t.prompt_n >= min_prompt]
+def _rates(
+    log: ServerLog, min_prompt: int, min_eval: int
+) -> tuple[tuple[list[float], list[TaskTiming]], tuple[list[float], list[TaskTiming]]]:
+    """The ms per prompt token and the ms per generated token of every block large enough
+    for a rate to mean something, each beside the blocks they are of (two lists, so that
+    a near-cap log's 18,000 rates are summed up by one call each)."""
+    prefill = [t for t in log.timings if t.prompt_n >= min_prompt]
     decode = [
-        (t.eval_ms / t.eval_n, t)
+        t
         for t in blocks(log)
         if t.eval_n is not None and t.eval_n >= min_eval and t.eval_ms is not None
     ]
-    return prefill, decode
+    return (
+        ([t.prompt_ms / t.prompt_n for t in prefill], prefill),
+        ([t.eval_ms / t.eval_n for t in decode], decode),  # type: ignore[operator]
+    )
 
 
 @check(
@@ -345,24 +366,29 @@ def plausible(ctx: Context) -> None:
         "prefill": ctx.param("min_prefill_ms_per_token"),
         "decode": ctx.param("min_decode_ms_per_token"),
     }
-    prefill, decode = _rates(log, min_prompt, min_eval)
+    (prefill, prefill_blocks), (decode, decode_blocks) = _rates(log, min_prompt, min_eval)
     typical = {
-        "prefill": median(r for r, _ in prefill) if prefill else None,
-        "decode": median(r for r, _ in decode) if decode else None,
+        "prefill": median(prefill) if prefill else None,
+        "decode": median(decode) if decode else None,
     }
     ctx.record(
         prefill_ms_per_token=typical["prefill"],
         decode_ms_per_token=typical["decode"],
-        fastest_prefill_share=round(min(r for r, _ in prefill) / typical["prefill"], 4)
+        fastest_prefill_share=round(min(prefill) / typical["prefill"], 4)
         if prefill and typical["prefill"]
         else None,
-        fastest_decode_share=round(min(r for r, _ in decode) / typical["decode"], 4)
+        fastest_decode_share=round(min(decode) / typical["decode"], 4)
         if decode and typical["decode"]
         else None,
     )
-    for kind, rates in (("prefill", prefill), ("decode", decode)):
-        for rate, t in rates:
-            limit = max(floors[kind], (typical[kind] or 0) / factor)
+    for kind, rates, timings in (
+        ("prefill", prefill, prefill_blocks),
+        ("decode", decode, decode_blocks),
+    ):
+        limit = max(floors[kind], (typical[kind] or 0) / factor)
+        if not rates or min(rates) >= limit:
+            continue  # none is too fast (as a nan is not): the usual case, in one call
+        for rate, t in zip(rates, timings, strict=True):
             if rate < limit:
                 raise Fail(
                     "log_rate",

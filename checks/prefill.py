@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from itertools import pairwise
+from operator import attrgetter
 
-from checks.evidence import agree, blocks, match, request_params, resolution
+from checks.evidence import (
+    MAX_RESOLUTION,
+    Window,
+    agree,
+    blocks,
+    match,
+    request_params,
+    resolution,
+)
 from checks.formats.llama_log import ServerLog, TaskTiming
 from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
@@ -31,11 +40,14 @@ def claimed(log: ServerLog, entries: list[dict[str, Any]] | None) -> set[int]:
     request's prompt_n and prompt_ms identify it: no tolerance beyond rounding)."""
     if not entries:
         return set()
+    candidates = blocks(log)
+    window = Window(candidates, attrgetter("prompt_ms"))
     return {
-        t.line
-        for t in blocks(log)
+        candidates[j].line
         for e in entries
-        if t.prompt_n == e["prompt_n"] and agree(t.prompt_ms, e["prompt_ms"])
+        for j in window.nearest(e["prompt_ms"], resolution(e["prompt_ms"]) + MAX_RESOLUTION)
+        if candidates[j].prompt_n == e["prompt_n"]
+        and agree(candidates[j].prompt_ms, e["prompt_ms"])
     }
 
 
@@ -51,11 +63,13 @@ def in_log(ctx: Context) -> None:
     entries = ctx["prefill"]
     overhead = ctx.param("overhead_ms")
     candidates = blocks(ctx["log"])
+    window = Window(candidates, attrgetter("prompt_ms"))
     chosen, bad = match(
         entries,
         candidates,
         lambda e, t: prefill_fits(e, t, overhead),
         lambda e, t: abs(e["prompt_ms"] - t.prompt_ms),
+        lambda e: window.nearest(e["prompt_ms"], resolution(e["prompt_ms"]) + MAX_RESOLUTION),
     )
     if chosen is None:
         entry = entries[bad]

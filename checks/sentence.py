@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from checks import patterns
-from checks.evidence import blocks, first_token_fits, generation_fits, nearest, request_params
+from checks.evidence import (
+    MAX_RESOLUTION,
+    Window,
+    blocks,
+    first_token_fits,
+    generation_fits,
+    nearest,
+    request_params,
+    resolution,
+)
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
@@ -40,13 +51,22 @@ def in_log(ctx: Context) -> None:
     if not s["ttft_ms"] < s["total_ms"]:
         return  # an answer ending before its first token is sentence.order's to report
     generated = round(s["total_ms"] - s["ttft_ms"], 3)
-    candidates = [t for t in blocks(ctx["log"]) if (t.eval_n or 0) <= limit]
-    found = [
-        t
-        for t in candidates
-        if generation_fits(generated, t, noise) and first_token_fits(s["ttft_ms"], t, overhead)
-    ]
-    if not found:
+    log_blocks = blocks(ctx["log"])
+    window = Window(log_blocks, attrgetter("eval_ms"))
+    # the closest that fits is the first that fits, nearest first (equally close: the
+    # earlier in the log)
+    best = next(
+        (
+            t
+            for j in window.nearest(generated, resolution(generated) + MAX_RESOLUTION + noise)
+            if ((t := log_blocks[j]).eval_n or 0) <= limit
+            and generation_fits(generated, t, noise)
+            and first_token_fits(s["ttft_ms"], t, overhead)
+        ),
+        None,
+    )
+    if best is None:
+        candidates = [t for t in log_blocks if (t.eval_n or 0) <= limit]
         near = nearest(candidates, None, generated)
         if near is None:
             raise Fail(
@@ -62,7 +82,6 @@ def in_log(ctx: Context) -> None:
             noise=noise,
             at=ctx.at("sentence", "/total_ms"),
         )
-    best = min(found, key=lambda t: abs(generated - (t.eval_ms or 0)))
     ctx.record(
         task=best.task,
         ttft_ms=s["ttft_ms"],

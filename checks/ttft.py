@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from checks.evidence import (
+    MAX_RESOLUTION,
+    Window,
     blocks,
     first_token_fits,
     generation_fits,
     match,
     nearest,
     request_params,
+    resolution,
 )
+from checks.formats.llama_log import TaskTiming
 from checks.numbers import close, medians
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 
 @check(
@@ -40,9 +50,23 @@ def in_log(ctx: Context) -> None:
             and first_token_fits(run["ttft_ms"], timing, overhead)
         )
 
+    def near(window: Window) -> Callable[[dict], Iterator[int]]:
+        """The blocks whose `eval time` can agree with a run's time from first token to
+        end, nearest first (as `cost` measures)."""
+
+        def of(run: dict) -> Iterator[int]:
+            generated = run["total_ms"] - run["ttft_ms"]
+            return window.nearest(generated, resolution(generated) + MAX_RESOLUTION + noise)
+
+        return of
+
     candidates = blocks(ctx["log"])
-    for size in sorted({t.prompt_n for t in candidates}):  # one question: one prompt size
-        chosen, _ = match(runs, [t for t in candidates if t.prompt_n == size], fits, cost)
+    by_size: dict[int, list[TaskTiming]] = {}
+    for t in candidates:
+        by_size.setdefault(t.prompt_n, []).append(t)
+    for size in sorted(by_size):  # one question: one prompt size
+        group = by_size[size]
+        chosen, _ = match(runs, group, fits, cost, near(Window(group, attrgetter("eval_ms"))))
         if chosen is not None:
             ctx.record(
                 tasks=[t.task for t in chosen],
@@ -57,7 +81,9 @@ def in_log(ctx: Context) -> None:
                 ],
             )
             return
-    chosen, bad = match(runs, candidates, fits)
+    chosen, bad = match(
+        runs, candidates, fits, near=near(Window(candidates, attrgetter("eval_ms")))
+    )
     if chosen is None:
         run = runs[bad]
         bad = ctx["ttft"]["runs"].index(run)

@@ -1,0 +1,76 @@
+"""Specification of `checks.evidence.Window` and `match(near=...)`: the same answers as trying
+every block, found among the few near a client's number.
+
+A near-cap log holds 18,000 timing blocks; the checks that match a client's numbers to
+them look only at the blocks a `Window` names. The property tests draw logs whose numbers
+repeat and lie equally far on both sides of a client's (the ties the greedy choice breaks
+by position), and compare with the plain scan.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checks.evidence import MAX_RESOLUTION, Window, agree, match, resolution
+from checks.formats.llama_log import TaskTiming
+
+# few distinct numbers, so that blocks repeat and ties are common
+NUMBERS = st.sampled_from([99.5, 99.75, 100.0, 100.25, 100.5, 101.0, 140.0, 1e-05, 625])
+CLIENT = st.sampled_from([99.5, 99.9, 100.0, 100.25, 100.3, 100.5, 101, 120.0, 625.0])
+NOISE = st.sampled_from([0.0, 0.25, 0.5, 40.0])
+
+
+def blocks(numbers: list[float]) -> list[TaskTiming]:
+    return [
+        TaskTiming(task=i, line=10 + i, prompt_ms=n, prompt_n=1 + i % 3, eval_ms=n, eval_n=1)
+        for i, n in enumerate(numbers)
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(NUMBERS, max_size=30), CLIENT, st.floats(0, 50))
+def test_nearest_names_every_candidate_within_the_distance_nearest_first(
+    numbers: list[float], value: float, distance: float
+) -> None:
+    found = list(Window(blocks(numbers), attrgetter("eval_ms")).nearest(value, distance))
+    within = {j for j, n in enumerate(numbers) if abs(value - n) <= distance}
+    assert within <= set(found)
+    assert len(found) == len(set(found))
+    assert found == sorted(found, key=lambda j: (abs(value - numbers[j]), j))
+
+
+def test_a_number_that_is_not_finite_is_in_no_window() -> None:
+    window = Window(blocks([100.0, float("inf"), float("nan")]), attrgetter("eval_ms"))
+    assert list(window.nearest(100.0, 1e9)) == [0]
+    assert list(window.nearest(float("nan"), 1e9)) == []
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(NUMBERS, max_size=30),
+    st.lists(CLIENT, min_size=1, max_size=5),
+    NOISE,
+    st.booleans(),
+)
+def test_match_near_a_window_finds_what_matching_every_candidate_finds(
+    numbers: list[float], clients: list[float], noise: float, with_cost: bool
+) -> None:
+    candidates = blocks(numbers)
+    window = Window(candidates, attrgetter("eval_ms"))
+
+    def fits(client: float, t: TaskTiming) -> bool:  # a second condition, as the checks have
+        return t.prompt_n != 3 and agree(client, t.eval_ms, noise)  # type: ignore[arg-type]
+
+    def cost(client: float, t: TaskTiming) -> float:
+        return abs(client - t.eval_ms)  # type: ignore[operator]
+
+    def near(client: float):  # type: ignore[no-untyped-def]
+        return window.nearest(client, resolution(client) + MAX_RESOLUTION + noise)
+
+    chosen_cost = cost if with_cost else None
+    assert match(clients, candidates, fits, chosen_cost, near) == match(
+        clients, candidates, fits, chosen_cost
+    )

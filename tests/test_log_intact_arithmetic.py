@@ -1,0 +1,85 @@
+"""Specification of log.intact's arithmetic: a timing block adds up as llama-server prints it.
+
+llama-server prints each figure with two decimals (`%10.2f ms / %5d tokens (%8.2f ms per
+token, %8.2f tokens per second)`), so a block it printed agrees with itself up to that
+rounding, and a figure somebody changed by more does not.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checks.formats.llama_log import Figures, TaskTiming
+from checks.log import _block_problem
+
+MS = st.integers(1_000, 10_000_000).map(lambda hundredths: hundredths / 100)  # 10.00 ms up
+TOKENS = st.integers(1, 1_000)
+
+
+def printed(ms: float, n: int) -> Figures:
+    """The figures llama-server prints after `ms ms / n tokens`."""
+    return Figures(float(f"{ms / n:.2f}"), float(f"{1000 * n / ms:.2f}"))
+
+
+def block(prompt_ms: float, prompt_n: int, eval_ms: float, eval_n: int) -> TaskTiming:
+    return TaskTiming(
+        task=1,
+        line=10,
+        prompt_ms=prompt_ms,
+        prompt_n=prompt_n,
+        eval_ms=eval_ms,
+        eval_n=eval_n,
+        prompt_figures=printed(prompt_ms, prompt_n),
+        eval_figures=printed(eval_ms, eval_n),
+        total_ms=float(f"{prompt_ms + eval_ms:.2f}"),
+        total_n=prompt_n + eval_n,
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(MS, TOKENS, MS, TOKENS)
+def test_a_block_as_the_server_prints_it_has_no_problem(
+    prompt_ms: float, prompt_n: int, eval_ms: float, eval_n: int
+) -> None:
+    assert _block_problem(block(prompt_ms, prompt_n, eval_ms, eval_n)) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(MS, TOKENS, MS, TOKENS, st.booleans())
+def test_a_prompt_figure_changed_by_half_is_denied_by_its_ms_and_tokens(
+    prompt_ms: float, prompt_n: int, eval_ms: float, eval_n: int, per_token: bool
+) -> None:
+    good = block(prompt_ms, prompt_n, eval_ms, eval_n)
+    figures = good.prompt_figures
+    changed = (
+        Figures(figures.per_token_ms * 1.5 + 1, figures.per_second)  # type: ignore[operator]
+        if per_token
+        else Figures(figures.per_token_ms, figures.per_second * 1.5 + 1)  # type: ignore[operator]
+    )
+    bad = TaskTiming(**{**_fields(good), "prompt_figures": changed})
+    problem = _block_problem(bad)
+    assert problem is not None
+    assert problem.key == "arithmetic"
+    assert str(problem.params["unit"]) == ("ms_per_token" if per_token else "tokens_per_second")
+    assert problem.params["line"] == 10
+
+
+def test_a_total_that_is_not_prompt_plus_eval_is_denied() -> None:
+    good = block(225.44, 33, 1415.71, 64)
+    bad = TaskTiming(**{**_fields(good), "total_ms": 1700.0})
+    problem = _block_problem(bad)
+    assert problem is not None
+    assert (problem.key, problem.expected, problem.found) == ("total_ms", 1641.15, 1700.0)
+
+
+def test_a_line_of_no_tokens_has_no_figure_to_deny() -> None:
+    good = block(225.44, 33, 1415.71, 64)
+    silent = TaskTiming(**{**_fields(good), "prompt_n": 0, "total_n": None})
+    assert _block_problem(silent) is None
+
+
+def _fields(t: TaskTiming) -> dict[str, object]:
+    from grader.records import field_names
+
+    return {name: getattr(t, name) for name in field_names(TaskTiming)}
