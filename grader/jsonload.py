@@ -3,9 +3,12 @@
 Python's `json` accepts things a grader must not: NaN and Infinity, duplicate keys (the
 last one silently wins), numbers too long to convert (a ValueError after 4,300 digits) or
 too large to be finite (`1e400` becomes inf), and nesting deep enough to raise
-RecursionError. The fast path parses with the C decoder and hooks that refuse each of
+RecursionError. The exact path parses with the C decoder and hooks that refuse each of
 those; only when something is refused does a slower position-tracking walk find the line
 and column to report. The same walk maps JSON pointers to lines for the checks' messages.
+A large document is first tried on the quick path (`grader.jsonquick`), the C decoder
+with no hook per object or number, which hands to the exact path any text it cannot vouch
+for: what is refused, and where, is decided there alone.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import math
 import re
 
 from grader import patterns
+from grader.jsonquick import QUICK_FROM, UNSURE, long_run, quick_value, shape
 from grader.problems import Location, Problem, json_pointer
 from grader.records import field, record
 
@@ -71,12 +75,8 @@ class StrictDecoder:
         self.max_digits = max_digits
         self.max_depth = max_depth
         self._keys: dict[str, str] | None = {} if share_keys else None
-        self._decoder = json.JSONDecoder(
-            object_pairs_hook=self._pairs,
-            parse_constant=_reject_constant,
-            parse_int=self._int,
-            parse_float=self._float,
-        )
+        self._decoder: json.JSONDecoder | None = None  # made when first needed
+        self._long_run = long_run(max_digits)
 
     def _pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         """The object; with `share_keys`, its keys shared with every object this decoder
@@ -111,9 +111,33 @@ class StrictDecoder:
         return value
 
     def decode(self, text: str, file: str) -> Any:
-        """Parse one JSON document or raise `JsonError` with a located problem."""
+        """Parse one JSON document or raise `JsonError` with a located problem.
+
+        A document of `QUICK_FROM` characters or more is tried on the quick path first
+        (below, its tests cost what the hooks save). A stream's events and a JSON Lines
+        file's records (`share_keys`) never are: their keys are shared by `_pairs`, and
+        with that hook kept the quick path cost as much as the hooks it saved (measured
+        on a real capture's events)."""
+        if self._keys is None and len(text) >= QUICK_FROM:
+            value = quick_value(text, self._long_run, self.max_depth)
+            if value is not UNSURE and not (
+                _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value)
+            ):
+                return value
+        return self._exact(text, file)
+
+    def _exact(self, text: str, file: str) -> Any:
+        """The value through the hooks that refuse, or `JsonError` with the walk's
+        location of the first thing refused."""
         if not text.strip():
             raise JsonError(Problem("json.empty", {}, Location(file, 1, 1)))
+        if self._decoder is None:
+            self._decoder = json.JSONDecoder(
+                object_pairs_hook=self._pairs,
+                parse_constant=_reject_constant,
+                parse_int=self._int,
+                parse_float=self._float,
+            )
         try:
             value = self._decoder.decode(text)
         except json.JSONDecodeError as exc:
@@ -123,7 +147,8 @@ class StrictDecoder:
                 Walker(text, self.max_depth, self.max_digits).first_problem(file)
             ) from None
         # nesting can't exceed the number of brackets: most documents skip the walk
-        if (text.count("[") + text.count("{") > self.max_depth) and _depth(value) > self.max_depth:
+        many = text.count("[") + text.count("{") > self.max_depth
+        if many and shape(value)[0] > self.max_depth:
             raise JsonError(Walker(text, self.max_depth, self.max_digits).first_problem(file))
         if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value):
             raise JsonError(_surrogate_problem(text, file))
@@ -205,26 +230,6 @@ def _surrogate_problem(text: str, file: str) -> Problem:
     line, column = LineIndex.of(text).position(match.start() if match else 0)
     near = match.group() if match else ""
     return Problem("json.lone_surrogate", {"near": near}, Location(file, line, column))
-
-
-def _depth(value: Any) -> int:
-    """Nesting depth without recursion (the document may be deep).
-
-    One level at a time: each pass keeps only the containers of the next level, so a
-    number or a string costs one test in a list comprehension, never a stack entry (a
-    near-cap document holds a million of them).
-    """
-    deepest = 0
-    level = [value] if isinstance(value, (dict, list)) else []
-    while level:
-        deepest += 1
-        level = [
-            child
-            for item in level
-            for child in (item.values() if isinstance(item, dict) else item)
-            if isinstance(child, (dict, list))
-        ]
-    return deepest
 
 
 class Walker:

@@ -99,3 +99,22 @@ def test_a_file_with_no_events_is_a_problem() -> None:
 def test_events_after_done_are_kept_for_the_checks_to_judge() -> None:
     stream, problems = stream_of(ROLE + "data: [DONE]\n\n" + chunk({"content": "late"}))
     assert problems == [] and [e.kind for e in stream.events] == ["chunk", "done", "chunk"]
+
+
+def test_a_callers_change_to_the_chunks_it_was_given_reaches_no_other_caller() -> None:
+    stream, _ = stream_of(ROLE + chunk({"content": "Hi"}) + "data: [DONE]\n")
+    stream.chunks.clear()
+    stream.content_events.clear()
+    assert len(stream.chunks) == 2 and [e.content for e in stream.content_events] == ["Hi"]
+
+
+def test_the_facts_of_a_stream_are_the_same_on_every_asking() -> None:
+    stream, _ = stream_of(
+        ROLE + chunk({"content": "a"}) + chunk({"content": "b"}) + "data: [DONE]\n"
+    )
+    assert [stream.content, stream.chunks, stream.answer] == [
+        stream.content,
+        stream.chunks,
+        stream.answer,
+    ]
+    assert stream.content == "ab"

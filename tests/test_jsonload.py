@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grader.jsonload import JsonError, PositionMap, StrictDecoder
+from grader.jsonquick import QUICK_FROM, UNSURE, long_run, quick_value
 
 decoder = StrictDecoder(max_digits=100, max_depth=64)
 
@@ -102,3 +103,223 @@ def test_a_surrogate_pair_escape_is_a_character_and_accepted() -> None:
 
 def test_an_escaped_backslash_before_u_d800_is_plain_text() -> None:
     assert decoder.decode('{"s": "\\\\ud800"}', "f.json") == {"s": "\\ud800"}
+
+
+# The quick path (`StrictDecoder._quick`) against the exact one (`_exact`): the same value,
+# or the same problem at the same place, on text made to hold what the decoder refuses.
+
+_NUMBERS = st.sampled_from(
+    [
+        "0",
+        "-0",
+        "7",
+        "-12",
+        "1.5",
+        "-0.25",
+        "1e5",
+        "2E-3",
+        "1e99",
+        "9.99e307",
+        "1e308",
+        "1.8e308",
+        "1e309",
+        "-1e400",
+        "1e-400",
+        "1e099",
+        "1E+099",
+        "5e0400",
+        "01",
+        "1.",
+        "-",
+        ".5",
+        "1e",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "nan",
+    ]
+) | st.builds(
+    lambda sign, head, tail, exp: sign + head + tail + exp,
+    st.sampled_from(["", "-"]),
+    st.integers(1, 130).map(lambda n: "1" + "2" * (n - 1)),
+    st.sampled_from(["", ".5", ".", ".0001"]) | st.integers(1, 130).map(lambda n: "." + "3" * n),
+    st.sampled_from(["", "e1", "E+2", "e-15", "e300", "e308", "e-999", "E0308"]),
+)
+_STRINGS = st.sampled_from(
+    [
+        '""',
+        '"a"',
+        '"k:v"',
+        '"http://x"',
+        '"\\u003a"',
+        '"\\ud800"',
+        '"\\udc00x"',
+        '"\\ud83d\\ude00"',
+        '"\\\\ud800"',
+        '"a\\"b"',
+        '"12345678901234567890123456789012345678901"',
+        '"e0000"',
+        '"NaN"',
+        '"\\x"',
+        '"tab\there"',
+        '"\ud800"',
+        '"b1-0c1e570"',
+        '"at 1e999"',
+        '"1E+400"',
+    ]
+)
+_KEYS = st.sampled_from(['"a"', '"b"', '"a:b"', '""', '"\\u0061"', "'a'", "a"])
+_SPACES = st.sampled_from(["", " ", "\n", "\r\n", "\t", "\u00a0", "\x0b"])
+
+
+def _jsonish(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    pair = st.tuples(_KEYS, _SPACES, children).map(lambda p: f"{p[0]}{p[1]}:{p[2]}")
+    return (
+        st.lists(children, max_size=4).map(lambda items: "[" + ",".join(items) + "]")
+        | st.lists(pair, max_size=4).map(lambda pairs: "{" + ",".join(pairs) + "}")
+        | st.tuples(st.integers(1, 12), children).map(lambda d: "[" * d[0] + d[1] + "]" * d[0])
+    )
+
+
+_TEXTS = st.tuples(
+    _SPACES,
+    st.recursive(
+        _NUMBERS | _STRINGS | st.sampled_from(["true", "false", "null", "True", ""]),
+        _jsonish,
+        max_leaves=12,
+    ),
+    _SPACES,
+    st.sampled_from(["", "", "", ",", "}", " x", "[", "\ufeff"]),
+).map("".join)
+
+_VALID_TEXTS = st.recursive(
+    st.sampled_from(
+        [
+            *("0", "-12", "1.5", "2E-3", "9.99e307", "1e99", "1e308", "1e309", "1e-400", "1" * 45),
+            *('"a"', '"k:v"', '"\\u003a"', '"b1-0c1e570"', '"\\ud800"', '"\\ud83d\\ude00"'),
+            *("true", "null", "NaN"),
+        ]
+    ),
+    lambda children: (
+        st.lists(children, max_size=4).map(lambda items: "[" + ",".join(items) + "]")
+        | st.lists(
+            st.tuples(st.sampled_from(['"a"', '"b"', '"a:b"', '"\\u0061"']), children),
+            max_size=4,
+        ).map(lambda pairs: "{" + ",".join(f"{k}: {v}" for k, v in pairs) + "}")
+        | st.tuples(st.integers(1, 12), children).map(lambda d: "[" * d[0] + d[1] + "]" * d[0])
+    ),
+    max_leaves=16,
+)
+"""Valid JSON but for what the decoder refuses: duplicates, long or huge numbers, NaN,
+lone surrogates, depth; so that most texts get as far as the quick path's own tests."""
+
+_DECODERS = [
+    StrictDecoder(max_digits=max_digits, max_depth=max_depth)
+    for max_digits, max_depth in [(100, 64), (10, 4), (3, 2), (0, 1), (40, 8)]
+]
+
+
+def _long(text: str) -> str:
+    """The text made long enough to be tried on the quick path, by JSON whitespace after
+    it (where it was valid JSON, it still is)."""
+    return text + " " * QUICK_FROM
+
+
+def _outcome(read, text: str) -> tuple[str, object]:
+    try:
+        return "value", repr(read(text, "f.json"))
+    except JsonError as error:
+        return "problem", error.problem
+
+
+@given(_TEXTS, st.sampled_from(_DECODERS))
+def test_the_quick_path_decodes_as_the_exact_path_does(text: str, strict: StrictDecoder) -> None:
+    text = _long(text)
+    assert _outcome(strict.decode, text) == _outcome(strict._exact, text)
+
+
+@given(_VALID_TEXTS, st.sampled_from(_DECODERS))
+def test_the_quick_path_refuses_what_the_exact_path_refuses(
+    text: str, strict: StrictDecoder
+) -> None:
+    text = _long(text)
+    assert _outcome(strict.decode, text) == _outcome(strict._exact, text)
+
+
+@given(st.text(alphabet='{}[]":,0123456789.eE+-aNIn \\ud8', max_size=60))
+def test_the_quick_path_agrees_with_the_exact_path_on_any_short_text(text: str) -> None:
+    text = _long(text)
+    for strict in _DECODERS:
+        assert _outcome(strict.decode, text) == _outcome(strict._exact, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "a": 2}',
+        '{"url": "http://x", "url": 2}',
+        '{"a": {"b": 1, "b": 1}}',
+        '[{"k": 1}, {"k": 2, "k": 3}]',
+        '{"a": 1, "\\u0061": 2}',
+    ],
+)
+def test_a_duplicate_key_is_refused_whether_or_not_a_string_holds_a_colon(text: str) -> None:
+    assert problem(text).message_id == "json.duplicate_key"
+    assert problem(_long(text)).message_id == "json.duplicate_key"
+
+
+@pytest.mark.parametrize(
+    ("text", "message_id"),
+    [
+        ("[" + "1" * 101 + "]", "json.number_too_long"),
+        ("[" + "1" * 60 + "." + "1" * 60 + "]", "json.number_too_long"),
+        ("[1" + "0" * 38 + "e99]", None),
+        ("[1e308]", None),
+        ("[1e309]", "json.number_too_large"),
+        ("[1e0309]", "json.number_too_large"),
+        ('["' + "1" * 200 + '"]', None),
+    ],
+)
+def test_numbers_near_the_limits_are_refused_only_past_them(text: str, message_id: str) -> None:
+    text = _long(text)
+    if message_id is None:
+        assert decoder.decode(text, "f.json") == decoder._exact(text, "f.json")
+    else:
+        assert problem(text).message_id == message_id
+
+
+def _quick(text: str):
+    return quick_value(text, long_run(100), 64)
+
+
+def test_a_long_document_decodes_on_the_quick_path() -> None:
+    text = _long('{"runs": [{"ttft_ms": 231.291, "tokens": 64}], "ok": true}')
+    assert _quick(text) == {"runs": [{"ttft_ms": 231.291, "tokens": 64}], "ok": True}
+
+
+def test_a_long_document_with_a_colon_in_a_string_decodes_on_the_quick_path() -> None:
+    text = _long('{"url": "http://x", "n": 1}')
+    assert _quick(text) == {"url": "http://x", "n": 1}
+
+
+def test_a_long_document_with_a_duplicate_key_is_left_to_the_exact_path() -> None:
+    text = _long('{"url": "http://x", "url": 1}')
+    assert _quick(text) is UNSURE
+    assert problem(text).message_id == "json.duplicate_key"
+
+
+def test_a_text_with_a_long_run_of_digits_is_left_to_the_exact_path() -> None:
+    assert _quick(_long('["' + "9" * 39 + '"]')) is UNSURE
+    assert _quick(_long('["' + "9" * 38 + '"]')) == ["9" * 38]
+
+
+def test_a_document_with_a_hex_build_id_is_left_to_the_exact_path() -> None:
+    text = _long('{"build_info": "b1-0c1e570", "n_ctx": 4096}')
+    assert _quick(text) is UNSURE
+    assert decoder.decode(text, "f.json") == {"build_info": "b1-0c1e570", "n_ctx": 4096}
+
+
+def test_a_long_document_with_a_lone_surrogate_is_refused() -> None:
+    text = _long('{"s": "\\ud800"}')
+    assert _quick(text) == {"s": "\ud800"}  # the quick path leaves surrogates to decode
+    assert problem(text).message_id == "json.lone_surrogate"

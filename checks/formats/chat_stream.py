@@ -11,6 +11,8 @@ the older non-standard `error: {...}` field line, each reported as the stream's 
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from grader.formats.sse import parse_event_stream
 from grader.jsonload import JsonError, StrictDecoder
 from grader.limits import Limits
@@ -55,12 +57,18 @@ class StreamEvent:
 
 @record(frozen=True)
 class ChatStream:
-    """The events of a captured stream, in order, with the facts checks ask about."""
+    """The events of a captured stream, in order, with the facts checks ask about.
+
+    Each fact is found once, on first asking (`cached_property`): the events never change,
+    and the checks ask for the chunks and the content events a dozen times a grade, which
+    walked every event's choices each time (330 `content` look-ups a grade of a real
+    capture). A list is handed out as a fresh copy, so no caller's change reaches another.
+    """
 
     events: tuple[StreamEvent, ...]
     done_terminated: bool  # False when the file ends right after `data: [DONE]` (normal)
 
-    @property
+    @cached_property
     def answer(self) -> tuple[StreamEvent, ...]:
         """The events a client reads: everything before the first `[DONE]`."""
         for index, event in enumerate(self.events):
@@ -70,15 +78,23 @@ class ChatStream:
 
     @property
     def chunks(self) -> list[StreamEvent]:
-        return [e for e in self.answer if e.kind == "chunk"]
+        return list(self._chunks)
+
+    @cached_property
+    def _chunks(self) -> tuple[StreamEvent, ...]:
+        return tuple(e for e in self.answer if e.kind == "chunk")
 
     @property
     def content_events(self) -> list[StreamEvent]:
-        return [e for e in self.chunks if e.content]
+        return list(self._content_events)
 
-    @property
+    @cached_property
+    def _content_events(self) -> tuple[StreamEvent, ...]:
+        return tuple(e for e in self._chunks if e.content)
+
+    @cached_property
     def content(self) -> str:
-        return "".join(e.content for e in self.content_events)
+        return "".join(e.content for e in self._content_events)
 
 
 def _error_problem(line: int, detail: Any, file: str) -> Problem:
