@@ -280,12 +280,16 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def _props_build(props: dict[str, Any]) -> tuple[int, str] | None:
-    """props.json's `build_info` ("b5415-8733e0c") as (5415, "8733e0c")."""
+    """props.json's `build_info` ("b5415-8733e0c") as (5415, "8733e0c"); None for any
+    other shape. The number is read only when it is ASCII digits, at most 18 of them, as
+    the log's (`int` refuses "²" though `isdigit` accepts it, and a string of thousands of
+    digits)."""
     info = props.get("build_info")
     if not isinstance(info, str) or not info.startswith("b") or "-" not in info:
         return None
     number, _, commit = info[1:].partition("-")
-    return (int(number), commit.lower()) if number.isdigit() and commit else None
+    readable = number.isascii() and number.isdigit() and len(number) <= 18
+    return (int(number), commit.lower()) if readable and commit else None
 
 
 @check("log.lab_run", reads=("log", "props"))

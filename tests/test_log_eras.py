@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from checks.formats.llama_log import scan_log
-from tests.conftest import CORRECT, ROOT, statuses
+from tests.conftest import CORRECT, ROOT, check_of, statuses
 
 ERAS = ROOT / "tests" / "data" / "eras"
 SYNTHETIC = sorted(ERAS.glob("*_server.log"))
@@ -90,3 +90,14 @@ def test_a_real_stream_without_a_role_chunk_from_its_era_passes_with_a_note(
     assert (status["sse.in_log"], status["sse.one_response"]) == ("passed", "passed")
     check = next(c for c in result.checks if c.id == "sse.role_chunk_first")
     assert check.status == "passed" and check.message_id == "sse.role_chunk_first.no_role_era"
+
+
+@pytest.mark.parametrize("build", ["b²-0c1e570", "b" + "9" * 5000 + "-0c1e570"])
+def test_a_build_number_int_cannot_read_is_not_compared_and_crashes_nothing(
+    grade_folder, submission: Path, build: str
+) -> None:
+    props = json.loads((submission / "props.json").read_text("utf-8"))
+    props["build_info"] = build
+    (submission / "props.json").write_text(json.dumps(props), "utf-8")
+    lab_run = check_of(grade_folder(submission), "log.lab_run")
+    assert lab_run.status == "passed", lab_run.message  # as with no build_info at all
