@@ -134,7 +134,7 @@ NOT_ON_THE_CHECK_PATH = (
 _COLD_CHECK = """
 import sys
 started = set(sys.modules)  # the interpreter's own, and an editable install's finder's
-import contextlib, io, json, os, re._compiler
+import io, json, os, re._compiler  # the check path imports these itself
 compiled_by_re = []
 def spy(pattern, flags=0, compile=re._compiler.compile):
     caller = sys._getframe(1)
@@ -144,8 +144,9 @@ def spy(pattern, flags=0, compile=re._compiler.compile):
     return compile(pattern, flags)
 re._compiler.compile = spy
 from grader.cli import main
-with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
-    status = main(["check", sys.argv[1], "--format", "json"])
+stdout, sys.stdout = sys.stdout, io.TextIOWrapper(io.BytesIO())  # no contextlib: the list
+status = main(["check", sys.argv[1], "--format", "json"])
+sys.stdout = stdout
 modules = sorted(set(sys.modules) - started)
 print(json.dumps({"status": status, "modules": modules, "compiled_by_re": compiled_by_re}))
 """
