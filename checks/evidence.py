@@ -79,9 +79,9 @@ def match(
     """
     limit = len(items) if cost is not None and near is not None else None
 
-    def fitting(index: int, limit: int | None) -> list[int]:
+    def fitting(index: int, most: int | None) -> list[int]:
         """The positions of the candidates that fit item `index`, ascending; with
-        `limit`, only the `limit` nearest."""
+        `most`, only the `most` nearest."""
         item = items[index]
         if near is None:
             return [j for j in range(len(candidates)) if fits(item, candidates[j])]
@@ -89,7 +89,7 @@ def match(
         for j in near(item):
             if fits(item, candidates[j]):
                 found.append(j)
-                if len(found) == limit:
+                if len(found) == most:
                     break
         return sorted(found)
 
@@ -179,8 +179,13 @@ class Window:
                 right += 1
             yield from sorted(tied)
 
+    def agreeing(self, value: float, noise: float = 0.0) -> Iterator[int]:
+        """`nearest` within what `agree(value, number, noise)` allows for any candidate's
+        number: every candidate that can agree with `value` is named (and maybe more)."""
+        return self.nearest(value, resolution(value) + _MAX_RESOLUTION + noise)
 
-MAX_RESOLUTION = 0.5
+
+_MAX_RESOLUTION = 0.5
 """The most `resolution` gives (a whole number's): the widest a candidate's rounding can
 make `agree`."""
 

@@ -6,7 +6,6 @@ from itertools import pairwise
 from operator import attrgetter
 
 from checks.evidence import (
-    MAX_RESOLUTION,
     Window,
     agree,
     blocks,
@@ -45,7 +44,7 @@ def claimed(log: ServerLog, entries: list[dict[str, Any]] | None) -> set[int]:
     return {
         candidates[j].line
         for e in entries
-        for j in window.nearest(e["prompt_ms"], resolution(e["prompt_ms"]) + MAX_RESOLUTION)
+        for j in window.agreeing(e["prompt_ms"])
         if candidates[j].prompt_n == e["prompt_n"]
         and agree(candidates[j].prompt_ms, e["prompt_ms"])
     }
@@ -69,7 +68,7 @@ def in_log(ctx: Context) -> None:
         candidates,
         lambda e, t: prefill_fits(e, t, overhead),
         lambda e, t: abs(e["prompt_ms"] - t.prompt_ms),
-        lambda e: window.nearest(e["prompt_ms"], resolution(e["prompt_ms"]) + MAX_RESOLUTION),
+        lambda e: window.agreeing(e["prompt_ms"]),
     )
     if chosen is None:
         entry = entries[bad]

@@ -6,14 +6,12 @@ from operator import attrgetter
 
 from checks import patterns
 from checks.evidence import (
-    MAX_RESOLUTION,
     Window,
     blocks,
     first_token_fits,
     generation_fits,
     nearest,
     request_params,
-    resolution,
 )
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
@@ -58,7 +56,7 @@ def in_log(ctx: Context) -> None:
     best = next(
         (
             t
-            for j in window.nearest(generated, resolution(generated) + MAX_RESOLUTION + noise)
+            for j in window.agreeing(generated, noise)
             if ((t := log_blocks[j]).eval_n or 0) <= limit
             and generation_fits(generated, t, noise)
             and first_token_fits(s["ttft_ms"], t, overhead)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from operator import attrgetter
 
 from checks.evidence import (
-    MAX_RESOLUTION,
     Window,
     blocks,
     first_token_fits,
@@ -13,7 +12,6 @@ from checks.evidence import (
     match,
     nearest,
     request_params,
-    resolution,
 )
 from checks.formats.llama_log import TaskTiming
 from checks.numbers import close, medians
@@ -53,12 +51,7 @@ def in_log(ctx: Context) -> None:
     def near(window: Window) -> Callable[[dict], Iterator[int]]:
         """The blocks whose `eval time` can agree with a run's time from first token to
         end, nearest first (as `cost` measures)."""
-
-        def of(run: dict) -> Iterator[int]:
-            generated = run["total_ms"] - run["ttft_ms"]
-            return window.nearest(generated, resolution(generated) + MAX_RESOLUTION + noise)
-
-        return of
+        return lambda run: window.agreeing(run["total_ms"] - run["ttft_ms"], noise)
 
     candidates = blocks(ctx["log"])
     by_size: dict[int, list[TaskTiming]] = {}

@@ -14,7 +14,7 @@ from operator import attrgetter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checks.evidence import MAX_RESOLUTION, Window, agree, match, resolution
+from checks.evidence import Window, agree, match
 from checks.formats.llama_log import TaskTiming
 
 # few distinct numbers, so that blocks repeat and ties are common
@@ -38,6 +38,8 @@ def test_nearest_names_every_candidate_within_the_distance_nearest_first(
     found = list(Window(blocks(numbers), attrgetter("eval_ms")).nearest(value, distance))
     within = {j for j, n in enumerate(numbers) if abs(value - n) <= distance}
     assert within <= set(found)
+    bound = distance + 1e-6 + 1e-9 * abs(value)  # the bound's own rounding, as documented
+    assert all(abs(value - numbers[j]) <= bound for j in found)
     assert len(found) == len(set(found))
     assert found == sorted(found, key=lambda j: (abs(value - numbers[j]), j))
 
@@ -68,9 +70,18 @@ def test_match_near_a_window_finds_what_matching_every_candidate_finds(
         return abs(client - t.eval_ms)  # type: ignore[operator]
 
     def near(client: float):  # type: ignore[no-untyped-def]
-        return window.nearest(client, resolution(client) + MAX_RESOLUTION + noise)
+        return window.agreeing(client, noise)
 
     chosen_cost = cost if with_cost else None
     assert match(clients, candidates, fits, chosen_cost, near) == match(
         clients, candidates, fits, chosen_cost
     )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(NUMBERS, max_size=30), CLIENT, NOISE)
+def test_agreeing_names_every_candidate_that_agrees(
+    numbers: list[float], value: float, noise: float
+) -> None:
+    found = set(Window(blocks(numbers), attrgetter("eval_ms")).agreeing(value, noise))
+    assert {j for j, n in enumerate(numbers) if agree(value, n, noise)} <= found
