@@ -5,10 +5,10 @@
 (`re._parser`, `re._compiler`); only the last step, `_sre.compile`, is C. The 32
 patterns of ours a cold `grader check` compiled at import cost ≈24 M instructions that
 way (a tenth of the whole command), every run, for the same texts. So
-`scripts/write_patterns.py` writes each package's patterns' code into a table
-(`grader/patterns_compiled.py` for the engine's, `checks/patterns_compiled.py` for the
-lab's), and a module writes its pattern where it is used, as before, only through its
-package's `compile`:
+`scripts/write_patterns.py` writes each package's patterns' code into a table of its
+own, `patterns_compiled.py` beside its `patterns.py` (this one is the engine's), and a
+module writes its pattern where it is used, as before, only through its package's
+`compile`:
 
     NAME = patterns.compile(r"...")
 
@@ -16,7 +16,9 @@ package's `compile`:
 very (pattern, flags) and was made by this very interpreter (its version and `_sre`'s
 code format), and otherwise calls `re.compile`. A stale or missing table therefore costs
 time, never a wrong pattern; `tests/test_patterns.py` fails when a table is stale and
-holds every entry to `re.compile`'s own object.
+holds every entry to `re.compile`'s own object. The tables are made by, and speed up,
+the interpreter the project is developed and tested on (`MADE_FOR`: CPython 3.11.7 now);
+on any other every pattern is `re`'s, and the tests that need the tables skip, saying so.
 """
 
 from __future__ import annotations

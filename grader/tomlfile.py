@@ -16,9 +16,10 @@ start, over ≈90 KB of catalogs and rubric, and sha256 of that text was ≈4 M 
 of a cold `grader check`, for a question a CRC answers. The copy only has to notice that
 its TOML file was edited since the script ran: both are the package's own files, written
 by its authors and never by a student, so nobody is trying to forge a collision. A change
-within 32 consecutive bits (a typo, a changed number) is always noticed, any other edit
-goes unnoticed once in 2**32, and even that one cannot ship: the tests compare every copy
-with the copy its TOML file makes, byte for byte.
+of up to four bytes in place (a typo, a changed digit) is always noticed, any other edit
+(an inserted or deleted character too) goes unnoticed once in 2**32, and even that one
+cannot ship: the tests compare every copy with the copy its TOML file makes, byte for
+byte.
 """
 
 from __future__ import annotations

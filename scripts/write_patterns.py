@@ -5,9 +5,10 @@
 The script imports every module of the packages, so each module asks its package's
 `compile` for its patterns as they are written now; every (pattern, flags) asked for is
 compiled here by `re`'s own compiler and its code written down. Run it after editing a
-pattern passed to `patterns.compile`, or with another Python (`tests/test_patterns.py`
-fails until then); until it runs, that pattern is compiled by `re` at import, which is
-slower, never wrong. Usage: python scripts/write_patterns.py [--check]
+pattern passed to `patterns.compile` (`tests/test_patterns.py` fails until then), or to
+make the tables for another interpreter (on any other than theirs the tables are ignored
+and the tests that need them skip); until it runs, a pattern is compiled by `re` at
+import, which is slower, never wrong. Usage: python scripts/write_patterns.py [--check]
 """
 
 from __future__ import annotations
