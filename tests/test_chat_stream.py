@@ -108,13 +108,17 @@ def test_a_callers_change_to_the_chunks_it_was_given_reaches_no_other_caller() -
     assert len(stream.chunks) == 2 and [e.content for e in stream.content_events] == ["Hi"]
 
 
-def test_the_facts_of_a_stream_are_the_same_on_every_asking() -> None:
+def test_the_facts_of_a_stream_are_those_of_its_answer_before_done() -> None:
     stream, _ = stream_of(
-        ROLE + chunk({"content": "a"}) + chunk({"content": "b"}) + "data: [DONE]\n"
+        ROLE
+        + chunk({"content": "a"})
+        + chunk({})
+        + chunk({"content": "b"})
+        + "data: [DONE]\n\n"
+        + chunk({"content": "late"})
     )
-    assert [stream.content, stream.chunks, stream.answer] == [
-        stream.content,
-        stream.chunks,
-        stream.answer,
-    ]
+    assert [e.kind for e in stream.answer] == ["chunk"] * 4
+    assert len(stream.chunks) == 4
+    assert [e.content for e in stream.content_events] == ["a", "b"]
     assert stream.content == "ab"
+    assert stream.content == "ab" and len(stream.chunks) == 4  # asked again: the same
