@@ -151,12 +151,6 @@ class ServerLog:
     def _start_lines(self) -> list[int]:
         return [s.line for s in self.starts]
 
-    def runs_of(self, lines: Iterable[int]) -> list[int]:
-        """`run_of` of each of `lines`, in any order (for the log's own events, in their
-        order, the `*_runs` below are found once)."""
-        starts = self._start_lines
-        return [bisect.bisect_right(starts, line) for line in lines]
-
     def runs_in_order(self, events: Sequence[Event]) -> tuple[int, ...]:
         """`run_of` of each of `events`, which come in line order (as every tuple of the
         log's does). A run is a stretch of lines, so its events are one slice of them,

@@ -690,10 +690,9 @@ def test_launch_of_a_task_launched_only_in_an_earlier_run_is_none() -> None:
     assert log.launch_of(9, near_line=150) is None
 
 
-def test_runs_of_gives_each_lines_run() -> None:
+def test_run_of_gives_each_lines_run() -> None:
     log = _two_runs([5], [5])
-    assert log.runs_of([1, 50, 99, 100, 150]) == [log.run_of(n) for n in (1, 50, 99, 100, 150)]
-    assert log.runs_of([1, 50, 99, 100, 150]) == [1, 1, 1, 2, 2]
+    assert [log.run_of(n) for n in (1, 50, 99, 100, 150)] == [1, 1, 1, 2, 2]
 
 
 def test_ended_tasks_are_the_finished_and_the_cancelled_per_run() -> None:

@@ -33,7 +33,7 @@ def assert_views_match_look_ups(log: ServerLog) -> None:
         (log.releases, log.release_runs),
         (log.events(), log.event_runs),
     ):
-        assert runs == tuple(log.runs_of(e.line for e in events))
+        assert runs == tuple(log.run_of(e.line) for e in events)
     assert log.timing_launches == tuple(
         log.launch_of(t.task, near_line=t.line) if t.task is not None else None for t in log.timings
     )
