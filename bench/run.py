@@ -63,6 +63,9 @@ ENV = {
 """As a user's shell runs it: bytecode caches used, nothing of ours on the path."""
 GRADE_TIMEOUT = 120.0
 """A near-cap grade that takes longer is stopped and reported as such."""
+NEAR_CAP_RUNS = 5
+"""Cold grades of each near-cap case, each in a fresh process: the median is reported (on
+this shared machine one run varied by a third)."""
 
 
 # -- statistics ------------------------------------------------------------------------
@@ -393,7 +396,8 @@ def near_caps_submission(folder: Path, cap: dict[str, int], every_file: bool) ->
 def memory(venv: Venv, work: Path) -> list[str]:
     cap = caps(venv)
     rows = [
-        "| case | bytes read | grading time | peak RSS (before → after grading) | growth ÷ bytes |",
+        f"| case | bytes read | grading time, median of {NEAR_CAP_RUNS} (range) "
+        "| peak RSS (before → after grading, the highest run) | growth ÷ bytes |",
         "|---|---|---|---|---|",
     ]
     cases: list[tuple[str, Callable[[Path], None]]] = [
@@ -407,18 +411,26 @@ def memory(venv: Venv, work: Path) -> list[str]:
         folder = work / name.split()[0].replace(",", "")
         shutil.rmtree(folder, ignore_errors=True)
         make(folder)
-        got = venv.run(["grade", str(folder)], str(work), timeout=GRADE_TIMEOUT)
-        if got is None:
+        runs = []  # each a cold grade in a fresh process; one run is at the machine's mercy
+        for _ in range(NEAR_CAP_RUNS):
+            got = venv.run(["grade", str(folder)], str(work), timeout=GRADE_TIMEOUT)
+            if got is None:
+                break
+            runs.append(got)
+        if len(runs) < NEAR_CAP_RUNS:
             rows.append(f"| {name} | | > {GRADE_TIMEOUT:.0f} s (stopped) | | |")
             shutil.rmtree(folder)
             continue
+        got = max(runs, key=lambda run: run["hwm_after_kib"] - run["hwm_before_kib"])
+        seconds = sorted(run["seconds"] * 1000 for run in runs)
         before, after = got["hwm_before_kib"] / 1024, got["hwm_after_kib"] / 1024
         growth = (after - before) * 1024 * 1024 / got["bytes"] if got["bytes"] else 0.0
         invalid = sorted(n for n, s in got["statuses"].items() if s != "valid")
         note = f" (not valid: {', '.join(invalid)})" if invalid else ""
+        median, fastest, slowest = statistics.median(seconds), seconds[0], seconds[-1]
         rows.append(
-            f"| {name}{note} | {got['bytes'] / 1e6:.2f} MB | {got['seconds'] * 1000:.0f} ms | "
-            f"{before:.0f} → {after:.0f} MiB | {growth:.2f} |"
+            f"| {name}{note} | {got['bytes'] / 1e6:.2f} MB | {median:.0f} ms "
+            f"({fastest:.0f}–{slowest:.0f}) | {before:.0f} → {after:.0f} MiB | {growth:.2f} |"
         )
         shutil.rmtree(folder)
     rows += ["", "Caps: " + ", ".join(f"{k} {v:,}" for k, v in cap.items() if "archive" not in k)]
