@@ -14,12 +14,7 @@ import subprocess
 import sys
 from typing import Any
 
-import pytest
-
-from checks.patterns_compiled import MADE_FOR as LAB_MADE_FOR
-from grader.patterns import INTERPRETER
-from grader.patterns_compiled import MADE_FOR as ENGINE_MADE_FOR
-from tests.conftest import ROOT
+from tests.conftest import ROOT, tables_made_here
 
 CHECK_PATH = {
     "checks",
@@ -190,12 +185,11 @@ def test_a_cold_json_check_imports_no_other_command_format_or_heavy_library() ->
     assert heavy == []
 
 
+@tables_made_here
 def test_a_cold_json_check_runs_res_compiler_on_no_pattern_of_ours() -> None:
     """Our patterns come precompiled (`grader.patterns`); only the standard library's
     own (json's, argparse's, gettext's) are compiled by `re` at start. (Not on another
     interpreter than the one that made the tables: there every pattern is `re`'s.)"""
-    if {ENGINE_MADE_FOR, LAB_MADE_FOR} != {INTERPRETER}:
-        pytest.skip(f"the tables were made by another interpreter than this {INTERPRETER}")
     compiled = _cold_check()["compiled_by_re"]
     packages = tuple(str(ROOT / name) for name in ("grader", "checks", "schemas"))
     ours = [pattern for filename, pattern in compiled if filename.startswith(packages)]

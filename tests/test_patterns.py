@@ -5,26 +5,16 @@ compiled by `re`."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from itertools import zip_longest
 
 import pytest
 
 from checks.patterns import LAB
-from checks.patterns_compiled import MADE_FOR as LAB_MADE_FOR
 from grader.patterns import ENGINE, INTERPRETER, Precompiled, table_entry
-from grader.patterns_compiled import MADE_FOR as ENGINE_MADE_FOR
-from tests.conftest import ROOT
+from tests.conftest import ROOT, assert_generated_current, tables_made_here
 
 TABLES = {"engine": ENGINE, "lab": LAB}
-made_here = pytest.mark.skipif(
-    {ENGINE_MADE_FOR, LAB_MADE_FOR} != {INTERPRETER},
-    reason=f"the tables were made by another interpreter than this {INTERPRETER}: "
-    "every pattern is re's here (run scripts/write_patterns.py to make them for it)",
-)
-"""For the tests of the tables' contents: on another interpreter they are ignored."""
 ENTRIES = [(name, key) for name, table in TABLES.items() for key in sorted(table.table)]
 SAMPLE_TEXTS = sorted(
     path
@@ -45,17 +35,12 @@ def _matches(pattern: re.Pattern[str], text: str) -> Iterator[tuple[object, ...]
         yield match.span(), match.groups(), match.groupdict(), match.lastindex
 
 
-@made_here
+@tables_made_here
 def test_the_tables_of_precompiled_patterns_are_current() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "write_patterns.py"), "--check"],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, "run scripts/write_patterns.py:\n" + done.stdout
+    assert_generated_current("write_patterns.py")
 
 
-@made_here
+@tables_made_here
 def test_the_tables_hold_the_patterns_of_the_log_scanner_and_the_event_stream() -> None:
     from checks.formats import llama_log_lines
     from grader.formats import sse
@@ -64,7 +49,7 @@ def test_the_tables_hold_the_patterns_of_the_log_scanner_and_the_event_stream() 
     assert (sse._LINE.pattern, 0) in ENGINE.table
 
 
-@made_here
+@tables_made_here
 @pytest.mark.parametrize("entry", ENTRIES, ids=_entry_id)
 def test_a_precompiled_pattern_is_the_pattern_re_compiles(
     entry: tuple[str, tuple[str, int]],
@@ -81,7 +66,7 @@ def test_a_precompiled_pattern_is_the_pattern_re_compiles(
     assert ours == theirs  # a Pattern compares its code too
 
 
-@made_here
+@tables_made_here
 @pytest.mark.parametrize("entry", ENTRIES, ids=_entry_id)
 def test_a_precompiled_pattern_matches_the_samples_as_re_compiles_it(
     entry: tuple[str, tuple[str, int]],

@@ -15,7 +15,6 @@ import importlib
 import inspect
 import pickle
 import re
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,11 +26,11 @@ from hypothesis import strategies as st
 
 from grader import records
 from grader.limits import DEFAULT_LIMITS, Limits
+from tests.conftest import ROOT, assert_generated_current
 from tests.test_cold_imports import CHECK_PATH
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from write_records import PACKAGES, DeclarationError, declarations  # noqa: E402
+from write_records import PACKAGES, DeclarationError, declarations
 
 
 def _all_records() -> list[type]:
@@ -159,12 +158,7 @@ def test_a_factory_default_is_made_anew_for_each_record(cls: type) -> None:
 
 
 def test_the_generated_methods_are_what_the_script_writes_from_the_declarations() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "write_records.py"), "--check"],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, "run scripts/write_records.py:\n" + done.stdout
+    assert_generated_current("write_records.py")
 
 
 def test_a_record_changed_since_its_methods_were_generated_refuses_to_be_built() -> None:

@@ -4,7 +4,6 @@ trusted when they are not."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,19 +11,14 @@ from typing import Any
 import pytest
 
 from grader.tomlfile import CACHE_SUFFIX, TOMLDecodeError, cache_text, load_cached, loads
+from tests.conftest import ROOT, assert_generated_current
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from write_toml_caches import shape_of, shipped_toml  # noqa: E402
+from write_toml_caches import shape_of, shipped_toml
 
 
 def test_every_shipped_toml_file_has_a_current_json_copy() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "write_toml_caches.py"), "--check"],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, "run scripts/write_toml_caches.py:\n" + done.stdout
+    assert_generated_current("write_toml_caches.py")
 
 
 @pytest.mark.parametrize("path", shipped_toml(), ids=lambda p: str(p.relative_to(ROOT)))

@@ -4,24 +4,16 @@ used, and never trusted when a schema file is not the one they were made from.""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import schemas.validators as generated
 from checks import SCHEMAS
 from grader.schema import SchemaSet
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import assert_generated_current
 
 
 def test_the_generated_module_is_what_the_schemas_give_now() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "write_validators.py"), "--check"],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, "run scripts/write_validators.py:\n" + done.stdout
+    assert_generated_current("write_validators.py")
 
 
 def test_the_lab_validates_with_the_generated_functions() -> None:
