@@ -36,18 +36,12 @@ def _float(value: float, allow_nan: bool) -> str:
 
 
 def _key(key: Any, allow_nan: bool) -> str:
+    """An object key as JSON writes it before quoting: a string as it is, a number, a bool
+    or None as its scalar text (json.dumps turns such keys into strings)."""
     if isinstance(key, str):
         return key
-    if isinstance(key, float):
-        return _float(key, allow_nan)
-    if key is True:
-        return "true"
-    if key is False:
-        return "false"
-    if key is None:
-        return "null"
-    if isinstance(key, int):
-        return int.__repr__(key)
+    if key is None or isinstance(key, (int, float)):  # bool is an int
+        return _scalar(key, allow_nan)
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
