@@ -18,7 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from grader.cli_parser import LAB, LANG, RUBRIC, Command, arg, build, english, parse_alone, said
+from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg
+from grader.cli_parser import build, english, parse_alone, said
 from grader.exits import EXIT_INTERRUPTED, EXIT_NOT_GRADED
 
 
@@ -53,7 +54,7 @@ COMMAND = Command(
     ),
     description="help.batch.description",
 )
-"""`grader batch`'s arguments (`grader.cli_parser`); `run(args)` runs it."""
+"""`grader batch`'s arguments (`grader.cli_commands`); `run(args)` runs it."""
 
 
 def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:

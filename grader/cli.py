@@ -10,29 +10,15 @@ each, in the user's language, with every control character of a path made visibl
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 
 from grader import __version__, cli_lab
+from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg, language, option_value, read
 from grader.cli_io import say
 from grader.cli_io import silence_stdout as _silence_stdout
 from grader.cli_io import write as _write
-from grader.cli_parser import (
-    LAB,
-    LANG,
-    RUBRIC,
-    Command,
-    add_args,
-    arg,
-    build,
-    language,
-    listed,
-    option_value,
-    root,
-    speaking,
-)
 from grader.exits import (
     EXIT_FAILED as EXIT_FAILED,  # re-exported: `grader.cli` named the statuses first
 )
@@ -46,7 +32,10 @@ from grader.syspath import drop_working_directory
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
+
+    from grader.cli_commands import Arguments
 
 # Commands whose modules are imported only when they run (or for their --help): `grader
 # check` must not pay for the batch runner or the class report. name -> its summary's id
@@ -113,19 +102,26 @@ def _chosen_lab(argv: Sequence[str]) -> Any:
         return None
 
 
+ROOT_ARGS = (
+    arg(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="help.grader.version"
+    ),
+    arg("--lang", choices=LANG.options["choices"], dest="root_lang", help=LANG.help),
+)
+"""The options of `grader` itself, before the command."""
+
+
 def _parser(argv: Sequence[str], lab: Any, catalog: Any) -> argparse.ArgumentParser:
     """The `grader` parser, every word from `catalog` (build it inside `speaking`)."""
+    from grader.cli_parser import add_args, build, listed, root
+
     if lab is not None:
         from grader.labs import lab_title
 
         parser = root(catalog, "help.grader.description", {"lab": lab_title(lab, catalog)})
     else:
         parser = root(catalog, "help.grader.description_no_lab", {})
-    version = arg(
-        "--version", action="version", version=f"%(prog)s {__version__}", help="help.grader.version"
-    )
-    lang = arg("--lang", choices=LANG.options["choices"], dest="root_lang", help=LANG.help)
-    add_args(parser, (version, lang), catalog)
+    add_args(parser, ROOT_ARGS, catalog)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # the command is the first word that names one: in `grader --lang ja batch`, `ja`
     # is an option's value, and a folder named `batch` comes after its command
@@ -210,14 +206,14 @@ def _catalog(lang: str | None, lab: Any = None) -> Any:
     return catalog_for(lab, lang)
 
 
-def _lab(args: argparse.Namespace) -> Any:
+def _lab(args: Arguments) -> Any:
     """The lab the command runs; raises `LabError` when none can be chosen."""
     from grader.labs import choose
 
     return choose(getattr(args, "lab", None))
 
 
-def _check(args: argparse.Namespace) -> int:
+def _check(args: Arguments) -> int:
     from grader.exits import check_status
     from grader.grade import NotGradable, catalog_for, grade, not_gradable
     from grader.i18n import language_from_environment
@@ -272,7 +268,7 @@ def _width(output: str | None) -> int:
     return 80
 
 
-def _render(args: argparse.Namespace, result: Any, catalog: Any, **extra: Any) -> None:
+def _render(args: Arguments, result: Any, catalog: Any, **extra: Any) -> None:
     from grader.render import RenderOptions, renderer
 
     options = RenderOptions(
@@ -286,9 +282,7 @@ def _render(args: argparse.Namespace, result: Any, catalog: Any, **extra: Any) -
     _write(renderer(args.format)(result, options), args.output)
 
 
-def _internal_error(
-    args: argparse.Namespace, catalog: Any, exc: Exception, rubric: str, lab: str
-) -> int:
+def _internal_error(args: Arguments, catalog: Any, exc: Exception, rubric: str, lab: str) -> int:
     """Say that the grader failed (not the student), and where a machine reads results,
     give it a valid result that says so: `gradable` false, `grader_error` true."""
     from grader.result import Result
@@ -314,9 +308,9 @@ def console() -> int:
     """The `grader` command (pyproject's script, `python -m grader`): `main` in a process
     that runs this one command and ends. What it imported lives until then, so the garbage
     collector is told to leave it be (`gc.freeze`), twice: for what the command line's own
-    modules made, then, once the command line is read, for the lab, its checks and the
-    catalog. Collections that freed nothing and the one at exit, which went over all of it,
-    were ≈6 % of a cold check's instructions. Garbage the work makes is collected as usual."""
+    modules made, then, once the command line is read, for the lab and its checks.
+    Collections that freed nothing and the one at exit, which went over all of it, were
+    ≈6 % of a cold check's instructions. Garbage the work makes is collected as usual."""
     import gc
 
     gc.freeze()
@@ -330,21 +324,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(*_read(argv))
 
 
-def _read(argv: Sequence[str] | None) -> tuple[argparse.Namespace, Any]:
-    """The command line parsed, and the lab it runs (the lab's modules imported, and the
-    catalog read, on the way: argparse speaks its words)."""
+_QUICK = ("check", *cli_lab.COMMANDS)
+"""The commands whose plain command lines are read without argparse
+(`grader.cli_commands.read`): the heavy ones import argparse with their modules anyway."""
+
+
+def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
+    """The command line parsed, and the lab it runs (the lab's modules imported on the
+    way). A plain command line is read from the commands' tables; any other is parsed by
+    argparse, which speaks the catalog's words (its errors too: exit 2)."""
     drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
     lab = _chosen_lab(argv)
-    catalog = _catalog(language(list(argv)), lab)
-    with speaking(catalog):  # argparse's own words too, and its errors (exit 2)
-        args = _parser(argv, lab, catalog).parse_args(argv)
+    commands = {name: _command(name, lab) for name in _QUICK if name in argv}
+    args: Arguments | None = read(argv, ROOT_ARGS, commands, "command")
+    if args is None:
+        from grader.cli_parser import speaking
+
+        catalog = _catalog(language(list(argv)), lab)
+        with speaking(catalog):
+            args = _parser(argv, lab, catalog).parse_args(argv)
     if getattr(args, "lang", None) is None:  # `grader --lang ja check DIR`
         args.lang = args.root_lang
     return args, lab
 
 
-def _run(args: argparse.Namespace, lab: Any) -> int:
+def _run(args: Arguments, lab: Any) -> int:
     """The command `args` names, its exit status (the README's table)."""
     try:
         if args.command in _HEAVY:

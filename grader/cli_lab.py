@@ -10,16 +10,17 @@ that is no check's is exit 2 with the closest ids offered.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg
 from grader.cli_io import say, write
-from grader.cli_parser import LAB, LANG, RUBRIC, Command, arg
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
+
+    from grader.cli_commands import Arguments
 
 COMMANDS = {
     "checks": Command(
@@ -35,10 +36,10 @@ COMMANDS = {
         description="help.explain.description",
     ),
 }
-"""The declarations of these commands' arguments (`grader.cli_parser`)."""
+"""The declarations of these commands' arguments (`grader.cli_commands`)."""
 
 
-def _catalog(args: argparse.Namespace, lab: Any) -> Any:
+def _catalog(args: Arguments, lab: Any) -> Any:
     from grader.grade import catalog_for
     from grader.i18n import Catalog, language_from_environment
 
@@ -54,7 +55,7 @@ def check_title(lab: Any, check_id: str, catalog: Any) -> str:
     return str(catalog.text(f"{check_id}.title") or check_id)
 
 
-def list_checks(args: argparse.Namespace) -> int:
+def list_checks(args: Arguments) -> int:
     """Each check id, its points in the rubric (`-` when it disables it) and its title."""
     from grader.labs import choose
     from grader.rubric import RubricError, load_lab_rubric
@@ -77,7 +78,7 @@ def list_checks(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
-def list_labs(args: argparse.Namespace) -> int:
+def list_labs(args: Arguments) -> int:
     """Each installed lab: its name, what it is (in its own catalog's words), and where
     it comes from."""
     from grader.labs import LabError, installed, lab_title, load
@@ -97,7 +98,7 @@ def list_labs(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
-def explain_check(args: argparse.Namespace) -> int:
+def explain_check(args: Arguments) -> int:
     """What one check proves, why it matters and how to redo it, or exit 2 for an id that
     is no check's (with the closest ids)."""
     from grader.explain import UnknownCheck, explain
@@ -132,6 +133,6 @@ def _width() -> int:
 _RUN = {"checks": list_checks, "labs": list_labs, "explain": explain_check}
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: Arguments) -> int:
     """Run one of `COMMANDS`."""
     return _RUN[args.command](args)

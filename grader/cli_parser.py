@@ -1,10 +1,10 @@
-"""The command line's parsers, declared as data and built in the user's language.
+"""The command line's argparse parsers, built in the user's language.
 
-Each command declares its arguments as a table (`Command` of `Arg`s: the flags,
-argparse's keywords and the catalog id of the help text), so the words live in the
-catalogs (`[help]` in grader/messages) and a new option is one row; `build` makes the
-argparse parser of a `Command` in a catalog's language, wrapped to the terminal with
-East Asian widths (`grader.render.wrap`).
+Each command declares its arguments as a table (`grader.cli_commands`: a `Command` of
+`Arg`s); `build` makes the argparse parser of a `Command` in a catalog's language,
+wrapped to the terminal with East Asian widths (`grader.render.wrap`). A plain command
+line is read from the same tables without argparse (`grader.cli_commands.read`); this
+module is imported for everything else: help, errors, the commands that need argparse.
 
 argparse's own words ("usage:", "options", "show this help message and exit", "the
 following arguments are required", "invalid choice", ...) are English in every locale:
@@ -22,13 +22,14 @@ import os
 import sys
 from collections.abc import Mapping
 
-from grader.i18n import LANGUAGES
+from grader.cli_commands import Command, language
 from grader.problems import Param
-from grader.records import field, record
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
+
+    from grader.cli_commands import Arg
 
 ARGPARSE_WORDS: dict[str, tuple[str, Mapping[str, str]]] = {
     # msgid -> (key in `[argparse]`, catalog placeholder -> argparse's own % specifier)
@@ -71,50 +72,6 @@ ARGPARSE_WORDS: dict[str, tuple[str, Mapping[str, str]]] = {
     ),
 }
 """argparse's msgids that reach a user (Python 3.10 to 3.13), with their catalog keys."""
-
-
-@record(frozen=True)
-class Arg:
-    """One argument of a command: its flags (or its positional name), the catalog id of
-    its help text (with the text's parameters) and argparse's other keywords."""
-
-    flags: tuple[str, ...]
-    help: str
-    options: Mapping[str, Any] = field(default_factory=dict)
-    params: Mapping[str, Param] = field(default_factory=dict)
-    group: str | None = None
-    """Arguments with the same group name are mutually exclusive."""
-
-
-def arg(
-    *flags: str,
-    help: str,
-    params: Mapping[str, Param] | None = None,
-    group: str | None = None,
-    **options: Any,
-) -> Arg:
-    """`Arg(flags, help, options)` written the way `add_argument` is called."""
-    return Arg(tuple(flags), help, options, dict(params or {}), group)
-
-
-@record(frozen=True)
-class Command:
-    """One subcommand: its name, the catalog ids of its one-line summary (the list in
-    `grader --help`), its description and epilog, and its arguments."""
-
-    name: str
-    summary: str
-    args: tuple[Arg, ...] = ()
-    description: str | None = None
-    epilog: str | None = None
-    params: Mapping[str, Param] = field(default_factory=dict)
-    """Parameters of the summary, description and epilog texts."""
-
-
-LANG = arg("--lang", choices=LANGUAGES, help="help.common.lang")
-RUBRIC = arg("--rubric", metavar="FILE", help="help.common.rubric")
-LAB = arg("--lab", metavar="NAME", help="help.common.lab")
-"""The options every command that grades or reads results takes, worded once."""
 
 
 def terminal_columns() -> int:
@@ -313,15 +270,6 @@ class speaking:  # lower case: used as the function it was, `with speaking(catal
         _SPOKEN.pop()
 
 
-def language(argv: list[str] | tuple[str, ...]) -> str:
-    """The language a command line speaks before it is parsed: its `--lang` (anywhere in
-    it, so `--lang ja --help` works), else the environment's."""
-    from grader.i18n import language_from_environment
-
-    named = option_value(argv, "--lang")
-    return named if named in LANGUAGES else language_from_environment()
-
-
 def user_catalog(argv: list[str] | tuple[str, ...]) -> Any:
     """The engine's catalog in the language of `argv` (see `language`)."""
     from grader.i18n import Catalog
@@ -337,16 +285,3 @@ def parse_alone(command: Command, argv: list[str]) -> argparse.Namespace:
         parser = argparse.ArgumentParser(prog="grader", formatter_class=HelpFormatter)
         build(parser.add_subparsers(dest="command", required=True), command, catalog)
         return parser.parse_args(argv)
-
-
-def option_value(argv: list[str] | tuple[str, ...], option: str) -> str | None:
-    """The value of `option` on the command line (`--lang ja`, `--lang=ja`), read before
-    the parser is built: the lab and the language shape it."""
-    for index, given in enumerate(argv):
-        if given == "--":
-            return None
-        if given == option and index + 1 < len(argv):
-            return argv[index + 1]
-        if given.startswith(option + "="):
-            return given.partition("=")[2]
-    return None

@@ -8,8 +8,8 @@ from __future__ import annotations
 from grader.records import FACTORY, cannot_assign, cannot_delete
 
 
-def _grader_cli_parser_Arg(cls, defaults, factories):
-    """The methods of `grader.cli_parser.Arg`."""
+def _grader_cli_commands_Arg(cls, defaults, factories):
+    """The methods of `grader.cli_commands.Arg`."""
     (d_options, d_params, d_group) = defaults
     (f_options, f_params) = factories
     set_field = object.__setattr__
@@ -45,8 +45,8 @@ def _grader_cli_parser_Arg(cls, defaults, factories):
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
 
 
-def _grader_cli_parser_Command(cls, defaults, factories):
-    """The methods of `grader.cli_parser.Command`."""
+def _grader_cli_commands_Command(cls, defaults, factories):
+    """The methods of `grader.cli_commands.Command`."""
     (d_args, d_description, d_epilog, d_params) = defaults
     (f_params,) = factories
     set_field = object.__setattr__
@@ -1268,8 +1268,8 @@ def _grader_schema_SchemaRef(cls, defaults, factories):
 
 
 RECORDS = {
-    'grader.cli_parser.Arg': (('flags', 'help', 'options', 'params', 'group'), True, False, _grader_cli_parser_Arg),
-    'grader.cli_parser.Command': (('name', 'summary', 'args', 'description', 'epilog', 'params'), True, False, _grader_cli_parser_Command),
+    'grader.cli_commands.Arg': (('flags', 'help', 'options', 'params', 'group'), True, False, _grader_cli_commands_Arg),
+    'grader.cli_commands.Command': (('name', 'summary', 'args', 'description', 'epilog', 'params'), True, False, _grader_cli_commands_Command),
     'grader.engine.Note': (('key', 'params'), True, False, _grader_engine_Note),
     'grader.engine.Check': (('id', 'run', 'reads', 'uses', 'after', 'confirmed_by', 'params'), True, False, _grader_engine_Check),
     'grader.files.RawFile': (('name', 'data', 'sha256', 'size'), True, False, _grader_files_RawFile),

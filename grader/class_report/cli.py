@@ -12,7 +12,7 @@ from typing import Any
 from grader.class_report.page import load_class, render_report
 from grader.class_report.results import read_results
 from grader.class_report.spec import INSTALLED, lab_of, spec_of
-from grader.cli_parser import LAB, Command, arg
+from grader.cli_commands import LAB, Command, arg
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 from grader.i18n import LANGUAGES
 
@@ -46,7 +46,7 @@ COMMAND = Command(
     description="help.report.description",
     epilog="help.report.epilog",
 )
-"""`grader report`'s arguments (`grader.cli_parser`); `run(args)` runs it."""
+"""`grader report`'s arguments (`grader.cli_commands`); `run(args)` runs it."""
 
 
 def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:

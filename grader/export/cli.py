@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.cli_parser import Command, arg
+from grader.cli_commands import Command, arg
 from grader.exits import EXIT_FAILED, EXIT_NOT_GRADED, EXIT_PASSED
 from grader.i18n import LANGUAGES
 
@@ -64,7 +64,7 @@ def _command() -> Command:
 
 
 COMMAND = _command()
-"""`grader export`'s arguments (`grader.cli_parser`); `run(args)` runs it."""
+"""`grader export`'s arguments (`grader.cli_commands`); `run(args)` runs it."""
 
 
 def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
