@@ -299,3 +299,24 @@ def test_batch_command_grades_a_folder_of_submissions_with_a_class_page(
     page = (tmp_path / "out" / "report.html").read_text("utf-8")
     assert 'id="chart-prefill"' in page  # the lab's charts, from the results alone
     assert not (tmp_path / "out" / "physics.json").exists()
+
+
+def test_the_command_runs_with_the_collector_on_and_what_it_imported_frozen(
+    monkeypatch,
+) -> None:
+    """`console` pauses the garbage collector only while it reads the command line and
+    imports the lab, and freezes what exists then: the grade itself is collected as
+    usual, and never goes over the lab's objects."""
+    import gc
+
+    from grader import cli
+
+    seen = []
+    monkeypatch.setattr(sys, "argv", ["grader", "check", str(CORRECT), "--format", "json"])
+    monkeypatch.setattr(cli, "_run", lambda args, lab: seen.append(gc.isenabled()) or 0)
+    try:
+        assert cli.console() == 0
+        assert seen == [True]
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
