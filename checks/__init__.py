@@ -44,8 +44,8 @@ rubric's `[limits]` sets them like the engine's."""
 ARTIFACTS = (
     ArtifactSpec("health", "health.json", json_document(SCHEMAS["health"])),
     ArtifactSpec("props", "props.json", json_document(SCHEMAS["props"])),
-    # sse.py's syntax tree weighs some 80 times its text: parsed after the others, the
-    # memory it frees is not left among the log's events (near the caps: 3.6x -> 3.2x)
+    # sse.py's parse (the compiler's parser, then its tokens) needs many times its text:
+    # parsed after the others, the memory it frees is not left among the log's events
     ArtifactSpec(
         "sse_py", "sse.py", source.client_source(), max_bytes="source_bytes", parse_last=True
     ),

@@ -368,32 +368,34 @@ def _checks_source_FunctionHead(cls, defaults, factories):
     set_name = cls.name.__set__
     set_is_async = cls.is_async.__set__
     set_line = cls.line.__set__
-    set_args = cls.args.__set__
+    set_positional = cls.positional.__set__
+    set_defaults = cls.defaults.__set__
 
-    def __init__(self, name: str, is_async: bool, line: int, args: ast.arguments):
+    def __init__(self, name: str, is_async: bool, line: int, positional: tuple[str, ...] | None, defaults: tuple[object, ...]):
         set_name(self, name)
         set_is_async(self, is_async)
         set_line(self, line)
-        set_args(self, args)
+        set_positional(self, positional)
+        set_defaults(self, defaults)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, is_async={self.is_async!r}, line={self.line!r}, args={self.args!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, is_async={self.is_async!r}, line={self.line!r}, positional={self.positional!r}, defaults={self.defaults!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.is_async, self.line, self.args) == (other.name, other.is_async, other.line, other.args)
+            return (self.name, self.is_async, self.line, self.positional, self.defaults) == (other.name, other.is_async, other.line, other.positional, other.defaults)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.is_async, self.line, self.args))
+        return hash((self.name, self.is_async, self.line, self.positional, self.defaults))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('name', 'is_async', 'line', 'args'):
+        if type(self) is cls or name in ('name', 'is_async', 'line', 'positional', 'defaults'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('name', 'is_async', 'line', 'args'):
+        if type(self) is cls or name in ('name', 'is_async', 'line', 'positional', 'defaults'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -404,29 +406,31 @@ def _checks_source_Outline(cls, defaults, factories):
     """The methods of `checks.source.Outline`."""
     set_functions = cls.functions.__set__
     set_imports = cls.imports.__set__
+    set_text = cls.text.__set__
 
-    def __init__(self, functions: tuple[FunctionHead, ...], imports: frozenset[str]):
+    def __init__(self, functions: tuple[FunctionHead, ...], imports: frozenset[str], text: str):
         set_functions(self, functions)
         set_imports(self, imports)
+        set_text(self, text)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(functions={self.functions!r}, imports={self.imports!r})"
+        return f"{self.__class__.__qualname__}(functions={self.functions!r}, imports={self.imports!r}, text={self.text!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.functions, self.imports) == (other.functions, other.imports)
+            return (self.functions, self.imports, self.text) == (other.functions, other.imports, other.text)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.functions, self.imports))
+        return hash((self.functions, self.imports, self.text))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('functions', 'imports'):
+        if type(self) is cls or name in ('functions', 'imports', 'text'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('functions', 'imports'):
+        if type(self) is cls or name in ('functions', 'imports', 'text'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -443,7 +447,7 @@ RECORDS = {
     'checks.formats.llama_log_model.Launch': (('line', 'task', 'time_ms', 'prefixed'), True, True, _checks_formats_llama_log_model_Launch),
     'checks.formats.llama_log_model.ServerStart': (('line', 'build', 'commit', 'model', 'n_slots', 'n_ctx_slot'), True, True, _checks_formats_llama_log_model_ServerStart),
     'checks.formats.llama_log_model.ServerLog': (('line_count', 'timings', 'cancels', 'releases', 'truncated', 'launches', 'starts', 'ends'), True, False, _checks_formats_llama_log_model_ServerLog),
-    'checks.source.FunctionHead': (('name', 'is_async', 'line', 'args'), True, True, _checks_source_FunctionHead),
-    'checks.source.Outline': (('functions', 'imports'), True, True, _checks_source_Outline),
+    'checks.source.FunctionHead': (('name', 'is_async', 'line', 'positional', 'defaults'), True, True, _checks_source_FunctionHead),
+    'checks.source.Outline': (('functions', 'imports', 'text'), True, True, _checks_source_Outline),
 }
 """Each record, by module and name: (its fields, frozen, slots, its methods' maker)."""

@@ -6,8 +6,9 @@ Each returns a `Parsed` and never raises: every way a file can be wrong becomes 
 
 from __future__ import annotations
 
-import _ast  # the syntax tree's node classes, which `ast` re-exports (see python_source)
+import sys
 import warnings
+from _symtable import symtable  # the C half of `symtable`: no module of its own to import
 
 from grader import patterns
 from grader.jsonload import JsonError, PositionMap, StrictDecoder
@@ -15,6 +16,10 @@ from grader.limits import Limits
 from grader.loading import Parsed, Parser, with_format
 from grader.problems import Location, Problem
 from grader.schema import SchemaRef
+
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def json_document(schema: SchemaRef) -> Parser:
@@ -129,20 +134,25 @@ def _python_problem(msg: str) -> tuple[str, dict[str, str]]:
 
 
 def python_source() -> Parser:
-    """A parser for Python source: the `ast.Module`, never imported or run.
+    """A parser for Python source, never imported or run: its value is the text itself,
+    once CPython's parser accepts it (a lab reads what it needs of it with
+    `python_tokens`, or makes it a syntax tree where it must).
 
-    The tree is made by `compile(..., PyCF_ONLY_AST)`, which is all `ast.parse` does:
-    the `ast` module itself (its visitors, `unparse`, `literal_eval`) is ≈9 M instructions
-    to import, 3 % of a cold `grader check`, and a lab imports it only where it needs them.
+    The text is checked by the compiler's own parser and symbol table (`_symtable`, the C
+    half of the `symtable` module), which builds no syntax tree: a tree is some 40 times
+    the source's size, and the first `compile` of a process makes the ≈120 node classes of
+    `_ast` (≈10 M instructions, 5 % of a cold `grader check`). A syntax error is the one
+    `compile` reports, with its message, line and column; the symbol table also refuses
+    the few programs the parser passes and the compiler would not (a duplicate parameter,
+    `nonlocal` at module level, `import *` in a function), which no Python can run either.
     """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours
-                # the file name is not a path: never code to run; dont_inherit: this
-                # module's `from __future__` is not the file's
-                tree = compile(text, f"<{file}>", "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
+                # the file name is not a path: never code to run
+                symtable(text, f"<{file}>", "exec")
         except SyntaxError as exc:
             message, params = _python_problem(exc.msg or "")
             return Parsed(
@@ -164,6 +174,48 @@ def python_source() -> Parser:
                     )
                 ],
             )
-        return Parsed(tree)
+        return Parsed(text)
 
     return parse
+
+
+NAME, NUMBER, STRING, NEWLINE, INDENT, DEDENT = 1, 2, 3, 4, 5, 6
+"""The token types `python_tokens` reports by number (`token.NAME`...: the same numbers
+in every Python 3); an operator is told by its text."""
+
+
+def python_tokens(text: str) -> list[tuple[int, str, int]]:
+    """(type, text, line) of each token of `text`, valid Python source (`python_source`
+    accepted it), as the compiler's tokenizer reads them; comments and the line ends
+    inside brackets are no tokens here.
+
+    CPython 3.11's tokenizer is the C one behind `_tokenize.TokenizerIter`, whose tuples
+    are (text, type, line, end line, column, end column, line's text); `tokenize`, the
+    public module, is a pure-Python copy there, with patterns to compile (≈5 M
+    instructions). Elsewhere `tokenize` is used: from 3.12 it wraps that same C tokenizer,
+    and `TokenizerIter`'s signature and tuples changed with it.
+    """
+    if _TOKENIZER_ITER is not None:
+        return [(kind, string, line) for string, kind, line, *_ in _TOKENIZER_ITER(text)]
+    import io
+    import tokenize
+
+    return [
+        (token.type, token.string, token.start[0])
+        for token in tokenize.generate_tokens(io.StringIO(text).readline)
+        if token.type not in (tokenize.COMMENT, tokenize.NL)
+    ]
+
+
+def _tokenizer_iter() -> Any:
+    """CPython 3.11's `_tokenize.TokenizerIter`, else None (see `python_tokens`)."""
+    if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11):
+        return None
+    try:
+        from _tokenize import TokenizerIter
+    except ImportError:  # pragma: no cover - every CPython 3.11 has it
+        return None
+    return TokenizerIter
+
+
+_TOKENIZER_ITER = _tokenizer_iter()

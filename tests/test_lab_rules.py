@@ -116,12 +116,10 @@ def test_sse_py_imports_http_client_only_by_that_modules_name() -> None:
     """`import http.client`, `from http.client import ...` and `from http import client`
     import it; `import http`, `from http import server` and a module merely named alike
     do not."""
-    import ast
-
     from checks.source import outline
 
     def imports(code: str) -> bool:
-        return "http.client" in outline(ast.parse(code)).imports
+        return "http.client" in outline(code).imports
 
     for code in ("import http.client as h", "from http.client import HTTPConnection"):
         assert imports(code), code
@@ -132,7 +130,8 @@ def test_sse_py_imports_http_client_only_by_that_modules_name() -> None:
 
 def test_sse_py_is_kept_as_the_heads_of_its_functions_not_its_tree(rubric) -> None:
     """A syntax tree weighs some 40 times its source: the artifact keeps what the check
-    reads (the top-level functions without their bodies, the modules imported)."""
+    reads (the top-level functions without their bodies, the modules imported) beside
+    the text."""
     from checks import LAB
     from checks.source import Outline
     from grader.grade import load_artifacts
@@ -141,10 +140,7 @@ def test_sse_py_is_kept_as_the_heads_of_its_functions_not_its_tree(rubric) -> No
     source = load_artifacts(LAB, str(CORRECT), {}, rubric.make_limits(LAB.limits))["sse_py"]
     assert isinstance(source.value, Outline) and "http.client" in source.value.imports
     stream = [f for f in source.value.functions if f.name == "stream"][-1]
-    assert not stream.is_async and [a.arg for a in stream.args.args][:2] == [
-        "messages",
-        "max_tokens",
-    ]
+    assert not stream.is_async and stream.positional[:2] == ("messages", "max_tokens")
 
 
 def test_sse_py_is_never_run(grade_folder, submission: Path, tmp_path: Path) -> None:
