@@ -14,14 +14,15 @@ from __future__ import annotations
 from grader.engine import Context, Fail, check
 from grader.limits import Limits
 from grader.loading import Parsed, Parser
-from grader.parsers import DEDENT, INDENT, NAME, NEWLINE, NUMBER, python_source, python_tokens
+from grader.parsers import NAME, NEWLINE, NUMBER, python_source, python_tokens
 from grader.records import record
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     import ast
+    from typing import Any
 
-    Token = tuple[int, str, int]
+    Token = tuple[Any, ...]  # (text, type, line, ...): `grader.parsers.python_tokens`
 
 SIGNATURE = "stream(messages, max_tokens=64, cache_prompt=True, raw_out=None)"
 _EXPECTED = [("messages", None), ("max_tokens", 64), ("cache_prompt", True), ("raw_out", None)]
@@ -59,74 +60,59 @@ class Outline:
 
 _OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
 _PLAIN = {"True": True, "False": False, "None": None}
+_WORDS = frozenset(("import", "from", "def", "async"))
 
 
 def outline(text: str) -> Outline:
-    """The outline of valid Python source.
+    """The outline of valid Python source, from its tokens (text, type, line, end line,
+    column, ...).
 
-    A statement starts a logical line (after NEWLINE, INDENT or DEDENT), follows a `;`, or
-    follows a compound statement's `:` on its line (`if x: import y`); outside brackets,
-    at a statement's start, `import` and `from` begin an import (`yield from` and `raise
-    ... from` never stand there), and `def` or `async def` with no indentation a top-level
-    function. Every statement is read, nested ones too, as `ast.walk` would find them.
+    Only a few tokens say anything, so only they are looked at, in order. `def` and
+    `import` are keywords: each begins a function (top-level when it stands in the first
+    column, as no nested statement can; `async` before it makes it a coroutine) and an
+    import statement. `from` begins an import when an `import` follows before the
+    statement's end (`yield from` and `raise ... from` have none). So every statement is
+    read, nested ones too, as `ast.walk` would find them.
     """
     tokens = python_tokens(text)
     functions: list[FunctionHead] = []
     imports: set[str] = set()
-    depth = 0  # of indentation
-    brackets = 0
-    start = True  # at a statement's start
-    at = 0
-    while at < len(tokens):
-        kind, string, line = tokens[at]
-        at += 1
-        if kind == INDENT:
-            depth += 1
-        elif kind == DEDENT:
-            depth -= 1
-        if kind in (NEWLINE, INDENT, DEDENT):
-            start = True
+    read = -1  # the tokens up to this one belong to a statement already read
+    for at in [i for i, token in enumerate(tokens) if token[0] in _WORDS]:
+        word, _, line, _, column = tokens[at][:5]
+        if at <= read:
             continue
-        if string in _OPEN:
-            brackets += 1
-        elif string in _CLOSE:
-            brackets -= 1
-        elif brackets == 0 and (string == ";" or string == ":"):
-            start = True
-            continue
-        if start and brackets == 0 and (kind == NAME or string == "async"):  # 3.11: ASYNC
-            if string == "import" or string == "from":
-                at = _import(tokens, at, string == "from", imports)
-                continue
-            is_async = string == "async" and at < len(tokens) and tokens[at][1] == "def"
-            if depth == 0 and (string == "def" or is_async):
-                at, head = _function(tokens, at + is_async, is_async, line)
-                functions.append(head)
-                continue
-        start = False
+        if column == 0 and (word == "def" or (word == "async" and tokens[at + 1][0] == "def")):
+            is_async = word == "async"
+            read, head = _function(tokens, at + 1 + is_async, is_async, line)
+            functions.append(head)
+        elif word == "import":
+            read, names = _imported(tokens, at + 1)
+            imports.update(names)
+        elif word == "from":
+            end = at + 1  # the module's tokens run up to `import`, if it is an import
+            while tokens[end][1] != NEWLINE and tokens[end][0] not in ("import", ";"):
+                end += 1
+            if tokens[end][0] == "import":
+                read, names = _imported(tokens, end + 1)
+                # the dots of `from ..m import x` are dropped, as `ImportFrom.module`; `from
+                # . import x` names no module
+                module = ".".join(token[0] for token in tokens[at + 1 : end] if token[1] == NAME)
+                if module:
+                    imports.add(module)
+                    imports.update(f"{module}.{name}" for name in names)
     return Outline(tuple(functions), frozenset(imports), text)
 
 
-def _import(tokens: list[Token], at: int, from_: bool, imports: set[str]) -> int:
-    """Add the modules of the import statement whose `import` or `from` was just read to
-    `imports`; returns where the tokens after its end (NEWLINE or `;`) begin."""
-    module = None
-    if from_:  # from [dots] a.b import ...: the dots are dropped, as `ImportFrom.module`
-        parts = []
-        while at < len(tokens) and tokens[at][1] != "import":
-            if tokens[at][0] == NAME:
-                parts.append(tokens[at][1])
-            at += 1
-        at += 1
-        module = ".".join(parts) or None  # `from . import x` names no module
-        if module is not None:
-            imports.add(module)
+def _imported(tokens: list[Token], at: int) -> tuple[int, list[str]]:
+    """The names an import statement imports, from `at` to its end (NEWLINE or `;`): each
+    dotted name of `import a.b, c as d` (a.b and c), or of `from m import (x as y, z)`
+    (x and z); and where the statement ends."""
     names: list[str] = []
     dotted: list[str] = []  # the name being read: a, b of a.b
     alias = False  # reading what follows `as`
     while at < len(tokens):
-        kind, string, _ = tokens[at]
-        at += 1
+        string, kind = tokens[at][:2]
         end = kind == NEWLINE or string == ";"
         if end or string == ",":
             if dotted:
@@ -138,35 +124,26 @@ def _import(tokens: list[Token], at: int, from_: bool, imports: set[str]) -> int
             alias = True
         elif not alias and (kind == NAME or string == "*"):
             dotted.append(string)
-    if not from_:
-        imports.update(names)
-    elif module is not None:
-        imports.update(f"{module}.{name}" for name in names)
-    return at
+        at += 1
+    return at, names
 
 
 def _function(tokens: list[Token], at: int, is_async: bool, line: int) -> tuple[int, FunctionHead]:
-    """Read the head of the top-level function whose name is at `at` (its `def` was just
-    read); returns where the tokens after its parameters begin, and the head."""
-    name = tokens[at][1]
+    """Read the head of the function whose name is at `at` (its `def` just before);
+    returns the index of its parameters' closing parenthesis, and the head."""
+    name = tokens[at][0]
     at += 1
     level = 0
-    while not (tokens[at][1] == "(" and level == 0):  # past type parameters, `def f[T](`
-        level += tokens[at][1] in _OPEN
-        level -= tokens[at][1] in _CLOSE
+    while not (tokens[at][0] == "(" and level == 0):  # past type parameters, `def f[T](`
+        level += tokens[at][0] in _OPEN
+        level -= tokens[at][0] in _CLOSE
         at += 1
-    at += 1
-    params: list[Token] = []
-    level = 1
-    while at < len(tokens):
-        token = tokens[at]
+    start, level = at + 1, 1
+    while level:
         at += 1
-        level += token[1] in _OPEN
-        level -= token[1] in _CLOSE
-        if level == 0:
-            break
-        params.append(token)
-    read = _positional(params)
+        level += tokens[at][0] in _OPEN
+        level -= tokens[at][0] in _CLOSE
+    read = _positional(tokens[start:at])
     positional, defaults = read if read is not None else (None, ())
     return at, FunctionHead(name, is_async, line, positional, defaults)
 
@@ -175,63 +152,52 @@ def _positional(params: list[Token]) -> tuple[tuple[str, ...], tuple[object, ...
     """The positional parameters and their defaults, from the tokens between a `def`'s
     parentheses; None unless each is a name, perhaps annotated (no lambda), with perhaps a
     plain default (`_plain`)."""
-    names: list[str] = []
-    defaults: list[object] = []
-    level = 0
     parts: list[list[Token]] = [[]]
+    level = 0
     for token in params:  # split at the commas outside brackets
-        string = token[1]
+        string = token[0]
         level += string in _OPEN
         level -= string in _CLOSE
         if string == "," and level == 0:
             parts.append([])
         else:
             parts[-1].append(token)
+    names: list[str] = []
+    defaults: list[object] = []
     for part in parts:
-        if not part or part[0][1] == "/":
+        if not part or part[0][0] == "/":
             continue  # the end (a trailing comma), or where positional-only ones end
-        if part[0][1] in ("*", "**"):
+        if part[0][0] in ("*", "**"):
             break  # what follows is keyword-only
-        name = part[0]
-        rest = part[1:]
-        if name[0] != NAME or any(token[1] == "lambda" for token in rest):
+        name, rest = part[0], part[1:]
+        if name[1] != NAME or any(token[0] == "lambda" for token in rest):
             return None
-        if rest and rest[0][1] == ":":  # an annotation: up to its "=" outside brackets
+        if rest and rest[0][0] == ":":  # an annotation: up to its "=" outside brackets
             level, cut = 0, len(rest)
-            for index, (_, string, _) in enumerate(rest):
-                level += string in _OPEN
-                level -= string in _CLOSE
-                if string == "=" and level == 0:
+            for index, token in enumerate(rest):
+                level += token[0] in _OPEN
+                level -= token[0] in _CLOSE
+                if token[0] == "=" and level == 0:
                     cut = index
                     break
             rest = rest[cut:]
-        if not rest:
-            names.append(name[1])
-            continue
-        if len(rest) != 2 or rest[0][1] != "=":
-            return None
-        value = _plain(rest[1])
-        if value is _NO_DEFAULT:
-            return None
-        names.append(name[1])
-        defaults.append(value)
+        if rest:
+            value = _plain(rest[1]) if len(rest) == 2 and rest[0][0] == "=" else _NO_DEFAULT
+            if value is _NO_DEFAULT:
+                return None
+            defaults.append(value)
+        names.append(name[0])
     return tuple(names), tuple(defaults)
 
 
 def _plain(token: Token) -> object:
     """The value of a default written as one plain token: a decimal int without leading
     zeros, True, False or None; `_NO_DEFAULT` for anything else."""
-    kind, string, _ = token
+    string, kind = token[:2]
     if kind == NAME:
         return _PLAIN.get(string, _NO_DEFAULT)
-    if (
-        kind == NUMBER
-        and string.isascii()
-        and string.isdigit()
-        and (string == "0" or string[0] != "0")
-    ):
-        return int(string)
-    return _NO_DEFAULT
+    plain_int = string.isascii() and string.isdigit() and (string == "0" or string[0] != "0")
+    return int(string) if kind == NUMBER and plain_int else _NO_DEFAULT
 
 
 def client_source() -> Parser:

@@ -184,24 +184,28 @@ NAME, NUMBER, STRING, NEWLINE, INDENT, DEDENT = 1, 2, 3, 4, 5, 6
 in every Python 3); an operator is told by its text."""
 
 
-def python_tokens(text: str) -> list[tuple[int, str, int]]:
-    """(type, text, line) of each token of `text`, valid Python source (`python_source`
-    accepted it), as the compiler's tokenizer reads them; comments and the line ends
-    inside brackets are no tokens here.
+def python_tokens(text: str) -> list[tuple[Any, ...]]:
+    """Each token of `text`, valid Python source (`python_source` accepted it), as the
+    compiler's tokenizer reads it: a tuple whose first five items are its text, its type,
+    its line, its end line and its column (more may follow; a column counts UTF-8 bytes on
+    3.11, characters elsewhere, so only column 0 means the same everywhere); comments and
+    line ends inside brackets are no tokens.
 
     CPython 3.11's tokenizer is the C one behind `_tokenize.TokenizerIter`, whose tuples
-    are (text, type, line, end line, column, end column, line's text); `tokenize`, the
-    public module, is a pure-Python copy there, with patterns to compile (≈5 M
-    instructions). Elsewhere `tokenize` is used: from 3.12 it wraps that same C tokenizer,
-    and `TokenizerIter`'s signature and tuples changed with it.
+    are (text, type, line, end line, column, end column, line's text), taken as they
+    come: the list is made in C. `tokenize`, the public module, is a pure-Python copy
+    there, with patterns to compile (≈5 M instructions). Elsewhere `tokenize` is used:
+    from 3.12 it wraps that same C tokenizer, and `TokenizerIter`'s signature and tuples
+    changed with it. A keyword is a NAME, except 3.11's `async` and `await` (types of
+    their own): tell them by their text.
     """
     if _TOKENIZER_ITER is not None:
-        return [(kind, string, line) for string, kind, line, *_ in _TOKENIZER_ITER(text)]
+        return list(_TOKENIZER_ITER(text))
     import io
     import tokenize
 
     return [
-        (token.type, token.string, token.start[0])
+        (token.string, token.type, token.start[0], token.end[0], token.start[1])
         for token in tokenize.generate_tokens(io.StringIO(text).readline)
         if token.type not in (tokenize.COMMENT, tokenize.NL)
     ]
