@@ -21,9 +21,22 @@ TYPE_CHECKING = False  # typing is for type checkers only: a check never imports
 if TYPE_CHECKING:
     from typing import Any
 
+PRUNED_FROM = 64 * 1024
+"""The length of a file's text (characters) from which a parser keeps of its valid
+values only what the schema declares (`grader.schema_declared`). Cutting down costs some
+thousands of instructions a value, and a smaller file's undeclared members weigh at
+most a few hundred KiB as Python values: below it, a value is kept as it was decoded,
+and a cold check imports nothing for it. (`tests/test_declared_only.py` cuts down every
+file, so a check that read an undeclared member would be found on the samples.)"""
+
 
 def json_document(schema: SchemaRef) -> Parser:
-    """A parser for one strict JSON document valid against `schema` (one of the lab's)."""
+    """A parser for one strict JSON document valid against `schema` (one of the lab's).
+
+    The value of a valid document of `PRUNED_FROM` characters or more keeps only the
+    members the schema declares (`grader.schema_declared`): the full value of a padded
+    document is let go as soon as it is validated, so only one is ever alive.
+    """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         decoder = StrictDecoder(limits.number_digits, limits.json_depth)
@@ -32,7 +45,10 @@ def json_document(schema: SchemaRef) -> Parser:
         except JsonError as error:
             return Parsed(None, [error.problem])
         positions = PositionMap(text)
-        return Parsed(value, schema.validate(value), positions.line_of)
+        problems = schema.validate(value)
+        if not problems and len(text) >= PRUNED_FROM:
+            value = schema.pruned(value)  # what the format does not declare, no check reads
+        return Parsed(value, problems, positions.line_of)
 
     return with_format(parse, schema, "document")
 
@@ -43,12 +59,17 @@ _LINE_END = patterns.compile(r"\r\n|\r|\n")
 def json_lines(schema: SchemaRef) -> Parser:
     """A parser for JSON Lines: one strict JSON value per line, each valid against `schema`.
 
-    Blank lines carry no record and are skipped. The value is the list of records; a
-    record's pointer is `/<index>` and maps back to its physical line.
+    Blank lines carry no record and are skipped. The value is the list of records (of a
+    file of `PRUNED_FROM` characters or more, each valid one with only the members the
+    schema declares: `grader.schema_declared`); a record's pointer is `/<index>` and
+    maps back to its physical line.
     """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         decoder = StrictDecoder(limits.number_digits, limits.json_depth, share_keys=True)
+        shape = schema.declared() if len(text) >= PRUNED_FROM else None
+        if shape is not None:  # imported for a file this large only (see PRUNED_FROM)
+            from grader.schema_declared import pruned as cut_down
         records: list[object] = []
         record_lines: list[int] = []
         problems: list[Problem] = []
@@ -77,7 +98,8 @@ def json_lines(schema: SchemaRef) -> Parser:
                 )
                 records.append(None)
             else:
-                for problem in schema.validate(value, (len(records),)):
+                found = schema.validate(value, (len(records),))
+                for problem in found:
                     problems.append(
                         Problem(
                             problem.message_id,
@@ -90,6 +112,8 @@ def json_lines(schema: SchemaRef) -> Parser:
                             ),
                         )
                     )
+                if shape is not None and not found:
+                    value = cut_down(value, shape)
                 records.append(value)
             record_lines.append(number)
 

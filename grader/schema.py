@@ -26,6 +26,7 @@ TYPE_CHECKING = False  # typing is for type checkers only: a check never imports
 if TYPE_CHECKING:
     from typing import Any
 
+    from grader.schema_declared import Shape
     from grader.schema_fast import Test
 
 
@@ -78,6 +79,8 @@ class SchemaSet:
         self.generated = generated
         """The module of this set's generated validators (`grader.schema_gen`), if any."""
         self._generated: dict[str, Test | None] | None = None
+        self._generated_shapes: dict[str, Shape] = {}
+        self._shapes: dict[str, Shape] = {}
         self._schemas: dict[str, dict[str, Any]] = {}
         self._fast: dict[str, Test] = {}
         self._validators: dict[str, Any] = {}
@@ -171,7 +174,29 @@ class SchemaSet:
                     return self._generated
                 if self.sources() == module.SOURCES:
                     self._generated = dict(module.VALIDATORS)
+                    self._generated_shapes = dict(getattr(module, "DECLARED", {}))
         return self._generated
+
+    def declared(self, name: str) -> Shape:
+        """What schema `name` declares of a value, as `grader.schema_declared` reads it:
+        the generated module's shape while it is current, else read from the schema."""
+        if name not in self._shapes:
+            self.generated_tests()
+            if name in self._generated_shapes:
+                self._shapes[name] = self._generated_shapes[name]
+            else:
+                from grader.schema_declared import declared
+
+                self._shapes[name] = declared(self.load(name), self.by_id())
+        return self._shapes[name]
+
+    def pruned(self, name: str, instance: Any) -> Any:
+        """A valid `instance` with only the members schema `name` declares: no check
+        reads any other, and a file padded with them is not held as Python values
+        (`grader.schema_declared`, imported only for a file large enough to cut down)."""
+        from grader.schema_declared import pruned
+
+        return pruned(instance, self.declared(name))
 
     def refusal(self, name: str) -> str | None:
         """Why the fast path refuses schema `name` (None: it compiles)."""
@@ -267,6 +292,15 @@ class SchemaRef:
 
     def validate(self, instance: Any, prefix: tuple[str | int, ...] = ()) -> list[Problem]:
         return self.schemas.validate(self.name, instance, prefix)
+
+    def pruned(self, instance: Any) -> Any:
+        """A valid `instance` with only what the schema declares (`SchemaSet.pruned`)."""
+        return self.schemas.pruned(self.name, instance)
+
+    def declared(self) -> Shape:
+        """What the schema declares of a value (`SchemaSet.declared`), for a parser that
+        cuts down many values (`grader.schema_declared.pruned`)."""
+        return self.schemas.declared(self.name)
 
 
 RESULT_SCHEMAS = SchemaSet.of_package("grader", "schemas")

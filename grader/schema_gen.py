@@ -236,8 +236,13 @@ def validators_source(
     documents: dict[str, Any], by_id: dict[str, Any], header: str, sources: dict[str, str]
 ) -> str:
     """The module: `VALIDATORS`, the test of each named document (None for one the fast
-    path refuses, which then always goes to jsonschema), and `SOURCES`, the sha256 of
-    each schema file it was made from. `header` is its docstring."""
+    path refuses, which then always goes to jsonschema), `DECLARED`, what each declares
+    of a value (`grader.schema_declared`: read once here, not at every start), and
+    `SOURCES`, the sha256 of each schema file it was made from. `header` is its
+    docstring."""
+    import pprint
+
+    from grader.schema_declared import declared
     from grader.schema_fast import Unsupported
 
     writer = _Writer(by_id)
@@ -249,6 +254,7 @@ def validators_source(
             chosen[name] = None
     entries = "".join(f"    {name!r}: {fn},\n" for name, fn in chosen.items())
     hashes = "".join(f"    {name!r}: {digest!r},\n" for name, digest in sources.items())
+    shapes = {name: declared(document, by_id) for name, document in documents.items()}
     parts = [
         f'"""{header}"""',
         "# fmt: off\n# ruff: noqa",
@@ -260,6 +266,7 @@ def validators_source(
         "def _true(v: Any) -> bool:\n    return True",
         *writer.functions,
         f"VALIDATORS = {{\n{entries}}}",
+        "DECLARED = " + pprint.pformat(shapes, width=88, sort_dicts=False),
         f"SOURCES = {{\n{hashes}}}",
     ]
     return "\n\n\n".join(parts) + "\n"
