@@ -20,6 +20,7 @@ from grader.records import record
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     import ast
+    from collections.abc import Iterator
     from typing import Any
 
     Token = tuple[Any, ...]  # (text, type, line, ...): `grader.parsers.python_tokens`
@@ -65,54 +66,56 @@ _WORDS = frozenset(("import", "from", "def", "async"))
 
 def outline(text: str) -> Outline:
     """The outline of valid Python source, from its tokens (text, type, line, end line,
-    column, ...).
+    column, ...), in one pass: none is kept beyond the statement being read (a near-cap
+    sse.py has some 50,000, which as a list would outweigh the log's events beside them).
 
-    Only a few tokens say anything, so only they are looked at, in order. `def` and
-    `import` are keywords: each begins a function (top-level when it stands in the first
-    column, as no nested statement can; `async` before it makes it a coroutine) and an
-    import statement. `from` begins an import when an `import` follows before the
-    statement's end (`yield from` and `raise ... from` have none). So every statement is
-    read, nested ones too, as `ast.walk` would find them.
+    Only a few tokens say anything. `def` and `import` are keywords: each begins a
+    function (top-level when it stands in the first column, as no nested statement can;
+    `async` before it makes it a coroutine) and an import statement. `from` begins an
+    import when an `import` follows before the statement's end (`yield from` and `raise
+    ... from` have none). So every statement is read, nested ones too, as `ast.walk`
+    would find them.
     """
     tokens = python_tokens(text)
     functions: list[FunctionHead] = []
     imports: set[str] = set()
-    read = -1  # the tokens up to this one belong to a statement already read
-    for at in [i for i, token in enumerate(tokens) if token[0] in _WORDS]:
-        word, _, line, _, column = tokens[at][:5]
-        if at <= read:
+    for token in tokens:
+        word = token[0]
+        if word not in _WORDS:
             continue
-        if column == 0 and (word == "def" or (word == "async" and tokens[at + 1][0] == "def")):
-            is_async = word == "async"
-            read, head = _function(tokens, at + 1 + is_async, is_async, line)
-            functions.append(head)
-        elif word == "import":
-            read, names = _imported(tokens, at + 1)
-            imports.update(names)
+        if word == "import":
+            imports.update(_imported(tokens))
         elif word == "from":
-            end = at + 1  # the module's tokens run up to `import`, if it is an import
-            while tokens[end][1] != NEWLINE and tokens[end][0] not in ("import", ";"):
-                end += 1
-            if tokens[end][0] == "import":
-                read, names = _imported(tokens, end + 1)
+            parts = []  # the module's names, up to `import` if this is an import
+            for token in tokens:  # the statement's next tokens
+                if token[0] in ("import", ";") or token[1] == NEWLINE:
+                    break
+                if token[1] == NAME:
+                    parts.append(token[0])
+            if token[0] == "import":
+                names = _imported(tokens)
                 # the dots of `from ..m import x` are dropped, as `ImportFrom.module`; `from
                 # . import x` names no module
-                module = ".".join(token[0] for token in tokens[at + 1 : end] if token[1] == NAME)
-                if module:
+                if parts:
+                    module = ".".join(parts)
                     imports.add(module)
                     imports.update(f"{module}.{name}" for name in names)
+        elif token[4] == 0:  # a `def` or `async` in the first column: a top-level function
+            line, is_async = token[2], word == "async"
+            if not is_async or next(tokens)[0] == "def":  # not `async for` or `async with`
+                functions.append(_function(tokens, is_async, line))
     return Outline(tuple(functions), frozenset(imports), text)
 
 
-def _imported(tokens: list[Token], at: int) -> tuple[int, list[str]]:
-    """The names an import statement imports, from `at` to its end (NEWLINE or `;`): each
-    dotted name of `import a.b, c as d` (a.b and c), or of `from m import (x as y, z)`
-    (x and z); and where the statement ends."""
+def _imported(tokens: Iterator[Token]) -> list[str]:
+    """The names an import statement imports, read from `tokens` up to its end (NEWLINE
+    or `;`): each dotted name of `import a.b, c as d` (a.b and c), or of `from m import
+    (x as y, z)` (x and z)."""
     names: list[str] = []
     dotted: list[str] = []  # the name being read: a, b of a.b
     alias = False  # reading what follows `as`
-    while at < len(tokens):
-        string, kind = tokens[at][:2]
+    for token in tokens:
+        string, kind = token[0], token[1]
         end = kind == NEWLINE or string == ";"
         if end or string == ",":
             if dotted:
@@ -124,28 +127,30 @@ def _imported(tokens: list[Token], at: int) -> tuple[int, list[str]]:
             alias = True
         elif not alias and (kind == NAME or string == "*"):
             dotted.append(string)
-        at += 1
-    return at, names
+    return names
 
 
-def _function(tokens: list[Token], at: int, is_async: bool, line: int) -> tuple[int, FunctionHead]:
-    """Read the head of the function whose name is at `at` (its `def` just before);
-    returns the index of its parameters' closing parenthesis, and the head."""
-    name = tokens[at][0]
-    at += 1
+def _function(tokens: Iterator[Token], is_async: bool, line: int) -> FunctionHead:
+    """The head of the function whose name `tokens` give next (its `def` just read), its
+    tokens read up to its parameters' closing parenthesis."""
+    name = next(tokens)[0]
     level = 0
-    while not (tokens[at][0] == "(" and level == 0):  # past type parameters, `def f[T](`
-        level += tokens[at][0] in _OPEN
-        level -= tokens[at][0] in _CLOSE
-        at += 1
-    start, level = at + 1, 1
-    while level:
-        at += 1
-        level += tokens[at][0] in _OPEN
-        level -= tokens[at][0] in _CLOSE
-    read = _positional(tokens[start:at])
+    for token in tokens:  # past type parameters, `def f[T](`
+        if token[0] == "(" and level == 0:
+            break
+        level += token[0] in _OPEN
+        level -= token[0] in _CLOSE
+    params: list[Token] = []
+    level = 1
+    for token in tokens:
+        level += token[0] in _OPEN
+        level -= token[0] in _CLOSE
+        if level == 0:
+            break
+        params.append(token)
+    read = _positional(params)
     positional, defaults = read if read is not None else (None, ())
-    return at, FunctionHead(name, is_async, line, positional, defaults)
+    return FunctionHead(name, is_async, line, positional, defaults)
 
 
 def _positional(params: list[Token]) -> tuple[tuple[str, ...], tuple[object, ...]] | None:

@@ -19,6 +19,7 @@ from grader.schema import SchemaRef
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 PRUNED_FROM = 64 * 1024
@@ -208,31 +209,31 @@ NAME, NUMBER, STRING, NEWLINE, INDENT, DEDENT = 1, 2, 3, 4, 5, 6
 in every Python 3); an operator is told by its text."""
 
 
-def python_tokens(text: str) -> list[tuple[Any, ...]]:
-    """Each token of `text`, valid Python source (`python_source` accepted it), as the
-    compiler's tokenizer reads it: a tuple whose first five items are its text, its type,
-    its line, its end line and its column (more may follow; a column counts UTF-8 bytes on
-    3.11, characters elsewhere, so only column 0 means the same everywhere); comments and
-    line ends inside brackets are no tokens.
+def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
+    """The tokens of `text`, valid Python source (`python_source` accepted it), one after
+    the other as the compiler's tokenizer reads them: each a tuple whose first five items
+    are its text, its type, its line, its end line and its column (more may follow; a
+    column counts UTF-8 bytes on 3.11, characters elsewhere, so only column 0 means the
+    same everywhere); comments and line ends inside brackets are no tokens.
 
     CPython 3.11's tokenizer is the C one behind `_tokenize.TokenizerIter`, whose tuples
     are (text, type, line, end line, column, end column, line's text), taken as they
-    come: the list is made in C. `tokenize`, the public module, is a pure-Python copy
-    there, with patterns to compile (≈5 M instructions). Elsewhere `tokenize` is used:
-    from 3.12 it wraps that same C tokenizer, and `TokenizerIter`'s signature and tuples
-    changed with it. A keyword is a NAME, except 3.11's `async` and `await` (types of
-    their own): tell them by their text.
+    come. `tokenize`, the public module, is a pure-Python copy there, with patterns to
+    compile (≈5 M instructions). Elsewhere `tokenize` is used: from 3.12 it wraps that
+    same C tokenizer, and `TokenizerIter`'s signature and tuples changed with it. A
+    keyword is a NAME, except 3.11's `async` and `await` (types of their own): tell them
+    by their text.
     """
     if _TOKENIZER_ITER is not None:
-        return list(_TOKENIZER_ITER(text))
+        return iter(_TOKENIZER_ITER(text))
     import io
     import tokenize
 
-    return [
+    return (
         (token.string, token.type, token.start[0], token.end[0], token.start[1])
         for token in tokenize.generate_tokens(io.StringIO(text).readline)
         if token.type not in (tokenize.COMMENT, tokenize.NL)
-    ]
+    )
 
 
 def _tokenizer_iter() -> Any:
