@@ -1,12 +1,12 @@
 """What a check sees of a JSON file is what its schema declares, and no check misses the rest.
 
-The parsers keep of a valid document, and of each valid JSON Lines record, only the
-members its schema declares (`grader.schema_declared`), so that memory is bound by the
-format, not by what a file is padded with. That is safe only if no check reads a member
-its schema does not name: every sample and real capture, and a copy of each with an
-extra member in every JSON object, grades to the same result with and without it. Here
-every file is cut down, whatever its size (`PRUNED_FROM` is 0), so that the samples,
-small files all, show what a check would miss.
+The parsers keep of a valid document, and of each valid JSON Lines record and chat
+stream chunk, only the members its schema declares (`grader.schema_declared`), so that
+memory is bound by the format, not by what a file is padded with. That is safe only if
+no check reads a member its schema does not name: every sample and real capture, and a
+copy of each with an extra member in every JSON object, grades to the same result with
+and without it. Here every file is cut down, whatever its size (`PRUNED_FROM` is 0), so
+that the samples, small files all, show what a check would miss.
 """
 
 from __future__ import annotations
@@ -43,12 +43,24 @@ def _padded(value: object) -> object:
 
 
 def _pad_folder(source: Path, target: Path) -> None:
-    """A copy of `source` whose JSON documents and JSON Lines records each hold an extra
-    member in every object (a file or line that is no JSON is copied as it is)."""
+    """A copy of `source` whose JSON documents, JSON Lines records and SSE `data:` events
+    each hold an extra member in every object (a file or line that is no JSON is copied
+    as it is)."""
     shutil.copytree(source, target)
     for path in target.glob("*.json"):
         with contextlib.suppress(ValueError, RecursionError):  # no JSON, or too deep for json
             path.write_text(json.dumps(_padded(json.loads(path.read_text("utf-8")))), "utf-8")
+    for path in target.glob("sse_raw.txt"):  # each `data:` line's JSON, in place
+        lines = []
+        for line in path.read_text("utf-8", errors="replace").splitlines(keepends=True):
+            head, _, data = line.partition(":")
+            try:
+                padded = json.dumps(_padded(json.loads(data))) if head == "data" else None
+            except (ValueError, RecursionError):
+                padded = None
+            end = line[len(line.rstrip("\r\n")) :]
+            lines.append(f"data: {padded}{end}" if padded is not None else line)
+        path.write_text("".join(lines), "utf-8")
     for path in target.glob("*.jsonl"):
         lines = []
         for line in path.read_text("utf-8", errors="replace").splitlines(keepends=True):
@@ -179,3 +191,31 @@ def test_a_file_of_pruned_from_characters_is_cut_down(monkeypatch: pytest.Monkey
     records = json_lines(SCHEMAS["chunks_record"])(lines, "chunks.jsonl", LIMITS)
     assert parsed.value == {"status": "ok"}
     assert records.value == [{"t_ms": 1, "text": "a"}]
+
+
+def test_each_padded_chunk_of_a_stream_is_parsed_to_what_it_declares() -> None:
+    from checks.formats.chat_stream import chat_stream
+
+    chunk = {"choices": [{"delta": {"content": "a", "pad": 1}}], "system_fingerprint": "b1"}
+    text = f"data: {json.dumps({**chunk, 'pad': [0] * 50})}\n\ndata: [DONE]\n\n"
+    limits = load_lab_rubric(LAB, None).make_limits(LAB.limits)
+    parsed = chat_stream(SCHEMAS["sse_chunk"])(text, "sse_raw.txt", limits)
+    expected = {"choices": [{"delta": {"content": "a"}}], "system_fingerprint": "b1"}
+    assert [e.chunk for e in parsed.value.chunks] == [expected]
+
+
+def test_a_stream_from_another_build_is_still_told_by_its_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sse.one_response reads each chunk's `system_fingerprint`: declared, so kept."""
+    folder = tmp_path / "other_build"
+    shutil.copytree(CORRECT, folder)
+    stream = folder / "sse_raw.txt"
+    text = stream.read_text("utf-8")
+    assert '"system_fingerprint":"b' in text
+    stream.write_text(text.replace('"system_fingerprint":"b', '"system_fingerprint":"x'), "utf-8")
+    result = grade(LAB, str(folder), load_lab_rubric(LAB, None))
+    assert next(c for c in result.checks if c.id == "sse.one_response").status == "failed"
+    pruned = _graded(folder)
+    monkeypatch.setattr(SchemaSet, "declared", _whole)
+    assert _graded(folder) == pruned

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from grader import parsers
 from grader.formats.sse import parse_event_stream
 from grader.jsonload import JsonError, StrictDecoder
 from grader.limits import Limits
@@ -103,11 +104,19 @@ def _error_problem(line: int, detail: Any, file: str) -> Problem:
 
 
 def chat_stream(chunk_schema: SchemaRef) -> Parser:
-    """A parser for `sse_raw.txt`: SSE, then each data event as a chat completion chunk."""
+    """A parser for `sse_raw.txt`: SSE, then each data event as a chat completion chunk.
+
+    Of a stream of `grader.parsers.PRUNED_FROM` characters or more, each valid chunk
+    keeps only the members its schema declares, as the engine's JSON parsers keep theirs
+    (`grader.schema_declared`): 4,096 events padded with undeclared members would
+    otherwise stay alive whole, at 8 times their text, until the checks ran."""
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         stream = parse_event_stream(text, max_events=limits["sse_events"])
         decoder = StrictDecoder(limits.number_digits, limits.json_depth, share_keys=True)
+        shape = chunk_schema.declared() if len(text) >= parsers.PRUNED_FROM else None
+        if shape is not None:  # imported for a stream this large only
+            from grader.schema_declared import pruned
         problems: list[Problem] = []
         events: list[StreamEvent] = []
         if stream.truncated:
@@ -141,11 +150,14 @@ def chat_stream(chunk_schema: SchemaRef) -> Parser:
                 problems.append(_error_problem(line, detail, file))
                 events.append(StreamEvent(line, "error"))
                 continue
-            for problem in chunk_schema.validate(value, (index,)):
+            invalid = chunk_schema.validate(value, (index,))
+            for problem in invalid:
                 pointer = problem.location.pointer if problem.location else None
                 problems.append(
                     Problem(problem.message_id, problem.params, Location(file, line, None, pointer))
                 )
+            if shape is not None and not invalid:
+                value = pruned(value, shape)  # what the format does not declare, no check reads
             events.append(StreamEvent(line, "chunk", value if isinstance(value, dict) else None))
         if not events and not problems:
             problems.append(Problem("sse.no_events", {}, Location(file, 1)))
