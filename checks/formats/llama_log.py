@@ -183,7 +183,8 @@ def _normalize(text: str, max_lines: int | None) -> tuple[str, int, bool]:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     truncated = False
-    if max_lines is not None and text.count("\n") >= max_lines:
+    line_ends = text.count("\n")  # once: a pass over 16 MB near the caps
+    if max_lines is not None and line_ends >= max_lines:
         # only a text with that many line ends can be cut; counting first spares the
         # common case a list of every line (as many objects as lines, the text again)
         parts = text.split("\n", max_lines)
@@ -191,7 +192,8 @@ def _normalize(text: str, max_lines: int | None) -> tuple[str, int, bool]:
             rest = parts[-1]
             truncated = rest != ""
             text = text[: len(text) - len(rest)]
-    line_count = text.count("\n") + (0 if text == "" or text.endswith("\n") else 1)
+            line_ends = max_lines  # what is left is the first `max_lines` lines, each ended
+    line_count = line_ends + (0 if text == "" or text.endswith("\n") else 1)
     return text, line_count, truncated
 
 

@@ -453,6 +453,22 @@ def test_max_lines_stops_the_scan_and_says_so() -> None:
     assert scan_log("", max_lines=0).truncated is False
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "", CANCEL_2026]), max_size=12),
+    st.booleans(),
+    st.integers(0, 14),
+)
+def test_a_cut_log_counts_the_lines_it_kept_and_says_whether_more_followed(
+    lines: list[str], ended: bool, max_lines: int
+) -> None:
+    text = "\n".join(lines) + ("\n" if ended and lines else "")
+    # every line end ends a line, and a last line without one is a line too
+    whole = text.count("\n") + (0 if text == "" or text.endswith("\n") else 1)
+    log = scan_log(text, max_lines=max_lines)
+    assert (log.line_count, log.truncated) == (min(whole, max_lines), whole > max_lines)
+
+
 def test_negative_max_lines_is_a_programming_error() -> None:
     with pytest.raises(ValueError):
         scan_log("a", max_lines=-1)
