@@ -448,16 +448,18 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
         if task_line is not None:
             # one of the lab's build's five task lines (`TASK_LINE`): what the general
             # path below makes of it, without unwrapping the line or trying every pattern;
-            # its groups in one call (`TASK_LINE_GROUPS`, the pattern's order)
+            # its groups in one call (`TASK_LINE_GROUPS`, the pattern's order); the time
+            # prefix is read only for the three lines whose event keeps it (an eval or
+            # total line adds to the timing its prompt line made: 36,000 near the caps)
             last_end, pending = task_line.end(), None
             (minutes, seconds, ms, us, timing_task, prompt_ms, prompt_n, prompt_per_token,
              prompt_per_second, eval_ms, eval_n, eval_per_token, eval_per_second, total_ms,
              total_n, slot_task, counter, n_tokens) = task_line.groups()  # fmt: skip
-            time_ms = _prefix_ms(minutes, seconds, ms, us)
             task = int(timing_task or slot_task)
             if prompt_ms is not None:
                 open_eval[task] = open_total[task] = len(timings)
                 figures = _printed_figures(prompt_per_token, prompt_per_second)
+                time_ms = _prefix_ms(minutes, seconds, ms, us)
                 timings.append(
                     _open_timing(
                         task, number, float(prompt_ms), int(prompt_n), figures, time_ms, True
@@ -474,12 +476,13 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
                 if at is not None:
                     _fill_total(timings, at, float(total_ms), int(total_n) if total_n else None)
             elif counter is not None:
+                time_ms = _prefix_ms(minutes, seconds, ms, us)
                 releases.append(
                     Release(number, task, int(n_tokens), time_ms, True, counter, "stop processing")
                 )
                 starts.close()
             else:
-                launches.append(Launch(number, task, time_ms, True))
+                launches.append(Launch(number, task, _prefix_ms(minutes, seconds, ms, us), True))
                 starts.close()
             continue
         gap = start > last_end + 1
