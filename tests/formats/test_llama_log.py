@@ -845,7 +845,7 @@ def test_a_line_ending_with_a_bar_is_read_as_prefix_only_end_says(tail: str) -> 
     from checks.formats.llama_log_lines import PREFIX_ONLY_END
 
     line = "slot print_timing: id  0 | task 3 " + tail
-    read = list(_candidate_lines(line + "\nnext line\n"))
+    read = [found for chunk in _candidate_lines(line + "\nnext line\n") for found in chunk]
     assert read == ([(0, 1)] if PREFIX_ONLY_END.search(line) else [])
 
 
