@@ -33,55 +33,60 @@ if TYPE_CHECKING:
 # -- log.intact ----------------------------------------------------------------------------
 
 
-def _denied_figure(ms: float, figures: Figures, divisors: tuple[int, ...]) -> str | None:
+def _denied_figure(
+    ms: float, ms_resolution: float, n: int, fewer: int, figures: Figures
+) -> str | None:
     """Which printed figure (`ms_per_token`, `tokens_per_second`) its own ms and tokens
-    deny, if either: one that agrees with any of the divisors stands.
+    deny, if either: one that agrees with `n` or with `fewer` tokens stands.
 
-    `divisors`: the token counts the era divides by, all positive. The prompt line
-    divides by its tokens; an `eval time` line by its tokens in some eras and by one fewer
-    in others (b1-0c1e570 prints `1415.71 ms / 64 tokens (22.47 ms per token)`: the first
-    token came with the prompt, so 63 were decoded in that time).
+    `n`: the line's tokens, positive; `fewer`: the other count the era may divide by,
+    positive. The prompt line divides by its tokens, so there `fewer` is `n`; an `eval
+    time` line by its tokens in some eras and by one fewer in others (b1-0c1e570 prints
+    `1415.71 ms / 64 tokens (22.47 ms per token)`: the first token came with the prompt,
+    so 63 were decoded in that time). `ms_resolution` is `resolution(ms)`, passed in
+    because the block's total needs it too.
 
-    Only the verdict, in plain loops: every block of a log comes here (a near-cap log has
-    36,000 figures), and only a denied one needs a message (`_figure_problem`).
+    Only the verdict, from comparisons: every block of a log comes here (a near-cap log
+    has 36,000 figures), and only a denied one needs a message (`_figure_problem`). The
+    second count is tried only when the first fails (`or`), so no tuple of divisors is
+    built and walked per line.
     """
-    ms_resolution = resolution(ms)
     if ms <= ms_resolution:
         return None
     printed = figures.per_token_ms
     if printed is not None:
         printed_resolution = resolution(printed)
-        for d in divisors:
-            if abs(ms / d - printed) <= printed_resolution + ms_resolution / d + 1e-9:
-                break
-        else:
+        if not (
+            abs(ms / n - printed) <= printed_resolution + ms_resolution / n + 1e-9
+            or abs(ms / fewer - printed) <= printed_resolution + ms_resolution / fewer + 1e-9
+        ):
             return "ms_per_token"
     printed = figures.per_second
     if printed is not None:
         printed_resolution = resolution(printed)
-        for d in divisors:
-            slack = printed_resolution + 1000 * d * ms_resolution / ms**2 + 1e-9
-            if abs(1000 * d / ms - printed) <= slack:
-                break
-        else:
+        if not (
+            abs(1000 * n / ms - printed)
+            <= printed_resolution + 1000 * n * ms_resolution / ms**2 + 1e-9
+            or abs(1000 * fewer / ms - printed)
+            <= printed_resolution + 1000 * fewer * ms_resolution / ms**2 + 1e-9
+        ):
             return "tokens_per_second"
     return None
 
 
-def _figure_problem(
-    ms: float, n: int, figures: Figures, line: int, which: str, divisors: tuple[int, ...]
-) -> Fail | None:
-    """A printed `ms per token` / `tokens per second` that its own ms and tokens deny
-    (`divisors`: see `_denied_figure`)."""
-    unit = _denied_figure(ms, figures, divisors)
-    if unit is None:
-        return None
+def _figure_problem(t: TaskTiming, which: str, unit: str) -> Fail:
+    """The message for a printed figure of `t`'s `which` line (`prompt_eval`, `eval`)
+    that its own ms and tokens deny (`unit`: `_denied_figure`'s verdict)."""
+    prompt = which == "prompt_eval"
+    ms = t.prompt_ms if prompt else t.eval_ms
+    n = t.prompt_n if prompt else t.eval_n
+    figures = t.prompt_figures if prompt else t.eval_figures
     per_token = unit == "ms_per_token"
     return Fail(
         "arithmetic",
-        expected=round(ms / divisors[0] if per_token else 1000 * divisors[0] / ms, 3),
+        expected=round(ms / n if per_token else 1000 * n / ms, 3),  # type: ignore[operator]
         found=figures.per_token_ms if per_token else figures.per_second,
-        line=line,
+        line=t.line,
         which=Term(which),
         unit=Term(unit),
         ms=ms,
@@ -91,32 +96,38 @@ def _figure_problem(
 
 def _block_problem(t: TaskTiming) -> Fail | None:
     """The first way a timing block disagrees with itself, if any. (A line of no tokens
-    has no figure to deny.)"""
-    problem = None
-    if t.prompt_n > 0:
-        divisors = (t.prompt_n,)
-        problem = _figure_problem(
-            t.prompt_ms, t.prompt_n, t.prompt_figures, t.line, "prompt_eval", divisors
-        )
+    has no figure to deny.)
+
+    Each of the block's numbers is read once and each resolution asked once (a look-up
+    in `resolution`'s cache costs about a thousand instructions): every block of a log
+    comes here."""
+    prompt_ms, prompt_n = t.prompt_ms, t.prompt_n
+    prompt_resolution = resolution(prompt_ms)
+    if prompt_n > 0:
+        unit = _denied_figure(prompt_ms, prompt_resolution, prompt_n, prompt_n, t.prompt_figures)
+        if unit is not None:
+            return _figure_problem(t, "prompt_eval", unit)
     eval_ms, eval_n = t.eval_ms, t.eval_n
-    if problem is None and eval_ms is not None and eval_n is not None and eval_n > 0:
-        divisors = (eval_n, eval_n - 1) if eval_n > 1 else (eval_n,)
-        problem = _figure_problem(eval_ms, eval_n, t.eval_figures, t.line, "eval", divisors)
-    if problem is not None or eval_ms is None or t.total_ms is None:
-        return problem
-    parts = t.prompt_ms + eval_ms
-    slack = resolution(t.total_ms) + resolution(t.prompt_ms) + resolution(eval_ms) + 1e-9
-    if abs(parts - t.total_ms) > slack:
+    if eval_ms is None:
+        return None  # no eval figure to deny, no total to add up
+    eval_resolution = resolution(eval_ms)
+    if eval_n is not None and eval_n > 0:
+        fewer = eval_n - 1 if eval_n > 1 else eval_n
+        unit = _denied_figure(eval_ms, eval_resolution, eval_n, fewer, t.eval_figures)
+        if unit is not None:
+            return _figure_problem(t, "eval", unit)
+    total_ms = t.total_ms
+    if total_ms is None:
+        return None
+    parts = prompt_ms + eval_ms
+    if abs(parts - total_ms) > resolution(total_ms) + prompt_resolution + eval_resolution + 1e-9:
         return Fail(
-            "total_ms", expected=round(parts, 2), found=t.total_ms, line=t.line, task=_task(t)
+            "total_ms", expected=round(parts, 2), found=total_ms, line=t.line, task=_task(t)
         )
-    if t.total_n is not None and eval_n is not None and t.total_n != t.prompt_n + eval_n:
+    total_n = t.total_n
+    if total_n is not None and eval_n is not None and total_n != prompt_n + eval_n:
         return Fail(
-            "total_n",
-            expected=t.prompt_n + eval_n,
-            found=t.total_n,
-            line=t.line,
-            task=_task(t),
+            "total_n", expected=prompt_n + eval_n, found=total_n, line=t.line, task=_task(t)
         )
     return None
 
@@ -134,13 +145,9 @@ def _print_delay(t: TaskTiming, launch: Launch | None) -> float | None:
     return t.time_ms - launch.time_ms - ran
 
 
-def _clock_problem(
-    t: TaskTiming, launch: Launch | None, delay: float | None, slack_ms: float, delay_ms: float
-) -> Fail | None:
-    """A block whose own duration does not fit between its launch and its print time
-    (`delay`: its `_print_delay`)."""
-    if delay is None or -slack_ms <= delay <= delay_ms:
-        return None
+def _clock_problem(t: TaskTiming, launch: Launch | None, delay: float) -> Fail:
+    """The message for a block whose own duration does not fit between its launch and
+    its print time (`delay`: its `_print_delay`, outside the rubric's window)."""
     ran = t.total_ms if t.total_ms is not None else t.prompt_ms + (t.eval_ms or 0)
     return Fail(
         "clock",
@@ -243,15 +250,20 @@ def intact(ctx: Context) -> None:
     log: ServerLog = ctx["log"]
     if not blocks(log):
         raise Fail("no_timings", expected=">= 1", found=0, count=log.line_count, at=ctx.at("log"))
-    problem = next((p for t in log.timings if (p := _block_problem(t)) is not None), None)
+    problem = None
+    for t in log.timings:
+        problem = _block_problem(t)
+        if problem is not None:
+            break
     slack, delay = ctx.param("clock_slack_ms"), ctx.param("max_print_delay_ms")
     # each block's delay once: the clock test and the record both need it
     launches = log.timing_launches
     delays = [_print_delay(t, launch) for t, launch in zip(log.timings, launches, strict=True)]
-    for t, launch, print_delay in zip(log.timings, launches, delays, strict=True):
-        if problem is not None:
-            break
-        problem = _clock_problem(t, launch, print_delay, slack, delay)
+    if problem is None:  # the verdict in the loop, the message only for a block that fails
+        for t, launch, print_delay in zip(log.timings, launches, delays, strict=True):
+            if print_delay is not None and not -slack <= print_delay <= delay:
+                problem = _clock_problem(t, launch, print_delay)
+                break
     problem = problem or _order_problem(log) or _placement_problem(log) or _unaccounted_release(log)
     if problem is not None:
         problem.at = ctx.at("log", line=int(problem.params["line"]))  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from checks.evidence import resolution
 from checks.formats.llama_log import Figures, TaskTiming
 from checks.log import _block_problem
 
@@ -83,3 +84,81 @@ def _fields(t: TaskTiming) -> dict[str, object]:
     from grader.records import field_names
 
     return {name: getattr(t, name) for name in field_names(TaskTiming)}
+
+
+def test_an_eval_figure_of_one_token_fewer_stands() -> None:
+    """b1-0c1e570 divides an `eval time` line's ms by its tokens less the first, which
+    came with the prompt: `1415.71 ms / 64 tokens (22.47 ms per token, 44.50 tokens per
+    second)`."""
+    good = block(225.44, 33, 1415.71, 64)
+    lab_build = TaskTiming(**{**_fields(good), "eval_figures": Figures(22.47, 44.50)})
+    assert _block_problem(lab_build) is None
+
+
+def test_a_prompt_figure_of_one_token_fewer_is_denied() -> None:
+    """Only the eval line may count one token fewer: the prompt line's figures divide by
+    all its tokens."""
+    good = block(225.44, 33, 1415.71, 64)
+    shifted = TaskTiming(**{**_fields(good), "prompt_figures": printed(225.44, 32)})
+    problem = _block_problem(shifted)
+    assert problem is not None
+    assert (problem.key, str(problem.params["which"])) == ("arithmetic", "prompt_eval")
+    assert problem.expected == round(225.44 / 33, 3)
+
+
+FIGURE = st.one_of(st.none(), MS, st.floats(0, 1e6, allow_nan=False))
+FIGURES = st.builds(Figures, FIGURE, FIGURE)
+
+
+@settings(max_examples=500, deadline=None)
+@given(MS, st.integers(0, 1_000), FIGURES, MS, st.integers(0, 1_000), FIGURES)
+def test_a_figure_stands_exactly_when_one_divisor_of_its_era_agrees(
+    prompt_ms: float,
+    prompt_n: int,
+    prompt_figures: Figures,
+    eval_ms: float,
+    eval_n: int,
+    eval_figures: Figures,
+) -> None:
+    """The verdict is the plain rule, each divisor tried in turn: a figure stands when its
+    ms over one of the divisors agrees within both numbers' rounding (the prompt line
+    divides by its tokens, the eval line by its tokens or one fewer)."""
+    t = TaskTiming(
+        task=1,
+        line=10,
+        prompt_ms=prompt_ms,
+        prompt_n=prompt_n,
+        eval_ms=eval_ms,
+        eval_n=eval_n,
+        prompt_figures=prompt_figures,
+        eval_figures=eval_figures,
+    )
+    expected = None
+    if prompt_n > 0:
+        unit = _plain_denied(prompt_ms, prompt_figures, (prompt_n,))
+        expected = ("prompt_eval", unit) if unit is not None else None
+    if expected is None and eval_n > 0:
+        unit = _plain_denied(eval_ms, eval_figures, (eval_n, eval_n - 1) if eval_n > 1 else (1,))
+        expected = ("eval", unit) if unit is not None else None
+    problem = _block_problem(t)
+    found = None if problem is None else (str(problem.params["which"]), str(problem.params["unit"]))
+    assert found == expected
+
+
+def _plain_denied(ms: float, figures: Figures, divisors: tuple[int, ...]) -> str | None:
+    """The figure rule as written before it was made fast: every divisor in turn."""
+    if ms <= resolution(ms):
+        return None
+    if figures.per_token_ms is not None and not any(
+        abs(ms / d - figures.per_token_ms)
+        <= resolution(figures.per_token_ms) + resolution(ms) / d + 1e-9
+        for d in divisors
+    ):
+        return "ms_per_token"
+    if figures.per_second is not None and not any(
+        abs(1000 * d / ms - figures.per_second)
+        <= resolution(figures.per_second) + 1000 * d * resolution(ms) / ms**2 + 1e-9
+        for d in divisors
+    ):
+        return "tokens_per_second"
+    return None

@@ -453,6 +453,35 @@ def test_max_lines_stops_the_scan_and_says_so() -> None:
     assert scan_log("", max_lines=0).truncated is False
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "", CANCEL_2026]), max_size=12),
+    st.booleans(),
+    st.integers(0, 14),
+)
+def test_a_cut_log_counts_the_lines_it_kept_and_says_whether_more_followed(
+    lines: list[str], ended: bool, max_lines: int
+) -> None:
+    text = "\n".join(lines) + ("\n" if ended and lines else "")
+    # every line end ends a line, and a last line without one is a line too
+    whole = text.count("\n") + (0 if text == "" or text.endswith("\n") else 1)
+    log = scan_log(text, max_lines=max_lines)
+    assert (log.line_count, log.truncated) == (min(whole, max_lines), whole > max_lines)
+
+
+def test_a_cut_past_the_first_chunk_counts_the_lines_it_kept() -> None:
+    """The lines are counted as the text is split, a chunk at a time: a cut in any chunk,
+    or at a chunk's end, keeps `max_lines` lines and says whether more followed."""
+    from checks.formats.llama_log import _CHUNK
+
+    lines = [f"0.00.000.{i % 1000:03d} I srv  some line number {i}" for i in range(6_000)]
+    text = "\n".join(lines) + "\n"
+    chunk_end = text.count("\n", 0, text.find("\n", _CHUNK) + 1)  # the first chunk's last line
+    for max_lines in (chunk_end - 1, chunk_end, chunk_end + 1, 2_999, 5_999, 6_000, 6_001):
+        log = scan_log(text, max_lines=max_lines)
+        assert (log.line_count, log.truncated) == (min(6_000, max_lines), max_lines < 6_000)
+
+
 def test_negative_max_lines_is_a_programming_error() -> None:
     with pytest.raises(ValueError):
         scan_log("a", max_lines=-1)
@@ -825,11 +854,12 @@ def test_a_line_ending_with_a_bar_is_read_as_prefix_only_end_says(tail: str) -> 
     """The scan reads a line that ends with `|` but for blanks and colour resets (a
     prefix-only line); it tells most such lines by `rstrip`, and must tell exactly the
     lines `PREFIX_ONLY_END` finds."""
-    from checks.formats.llama_log import _candidate_lines
+    from checks.formats.llama_log import _Lines
     from checks.formats.llama_log_lines import PREFIX_ONLY_END
 
     line = "slot print_timing: id  0 | task 3 " + tail
-    read = list(_candidate_lines(line + "\nnext line\n"))
+    chunks = _Lines(line + "\nnext line\n", None).candidates()
+    read = [found for chunk in chunks for found in chunk]
     assert read == ([(0, 1)] if PREFIX_ONLY_END.search(line) else [])
 
 
