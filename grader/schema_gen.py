@@ -12,7 +12,7 @@ keyword's test is the closure's, word for word in meaning. `tests/test_schema_fa
 holds the generated functions to jsonschema's verdicts on the official test suite, as
 it holds the closures.
 
-The module records the sha256 of every schema file it was made from (`SOURCES`); a
+The module records the CRC-32 of every schema file it was made from (`SOURCES`); a
 `SchemaSet` uses it only when the files are still those (`grader.schema`), so an edited
 schema is validated by the closures, slower but never wrong, until the module is
 written again.
@@ -233,12 +233,12 @@ def _guarded(guard: str, proven: bool, lines: list[str]) -> list[str]:
 
 
 def validators_source(
-    documents: dict[str, Any], by_id: dict[str, Any], header: str, sources: dict[str, str]
+    documents: dict[str, Any], by_id: dict[str, Any], header: str, sources: dict[str, int]
 ) -> str:
     """The module: `VALIDATORS`, the test of each named document (None for one the fast
     path refuses, which then always goes to jsonschema), `DECLARED`, what each declares
     of a value (`grader.schema_declared`: read once here, not at every start), and
-    `SOURCES`, the sha256 of each schema file it was made from. `header` is its
+    `SOURCES`, the CRC-32 of each schema file it was made from. `header` is its
     docstring."""
     import pprint
 
@@ -253,7 +253,7 @@ def validators_source(
         except Unsupported:
             chosen[name] = None
     entries = "".join(f"    {name!r}: {fn},\n" for name, fn in chosen.items())
-    hashes = "".join(f"    {name!r}: {digest!r},\n" for name, digest in sources.items())
+    checksums = "".join(f"    {name!r}: {crc!r},\n" for name, crc in sources.items())
     shapes = {name: declared(document, by_id) for name, document in documents.items()}
     parts = [
         f'"""{header}"""',
@@ -267,6 +267,6 @@ def validators_source(
         *writer.functions,
         f"VALIDATORS = {{\n{entries}}}",
         "DECLARED = " + pprint.pformat(shapes, width=88, sort_dicts=False),
-        f"SOURCES = {{\n{hashes}}}",
+        f"SOURCES = {{\n{checksums}}}",
     ]
     return "\n\n\n".join(parts) + "\n"
