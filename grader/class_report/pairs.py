@@ -79,7 +79,7 @@ def _ids_of(student: Student, spec: PairSpec) -> set[str]:
     return found
 
 
-def _near_counts(vectors: Sequence[list[float | None]], near: float) -> Counter[int]:
+def _near_counts(vectors: Sequence[Sequence[float | None]], near: float) -> Counter[int]:
     """Per pair of students, at how many positions their timings are within `near`; the
     pair of indexes `a < b` in `vectors` is the key `a * len(vectors) + b` (`pair_key`).
 
@@ -117,27 +117,50 @@ def pair_key(a: int, b: int, size: int) -> int:
     return a * size + b
 
 
+@dataclass(frozen=True)
+class Compared:
+    """What `find_pairs` compares of one graded student: the sha256 of each of the spec's
+    files it has, its identifiers and its timings. A few values, not the whole `Student`:
+    a batch's worker makes it where the result is written, and only this travels to the
+    batch (`grader.class_report.integrity.Evidence`)."""
+
+    id: str
+    files: tuple[tuple[str, str], ...]  # (artifact name, sha256), in the spec's order
+    ids: tuple[str, ...]  # sorted
+    timings: tuple[float | None, ...]  # `timings_of`
+
+
+def compared_of(student: Student, spec: PairSpec) -> Compared:
+    """What `find_pairs` compares of a graded student."""
+    files = tuple((name, sha) for name in spec.files if (sha := student.digests.get(name)))
+    return Compared(
+        student.id, files, tuple(sorted(_ids_of(student, spec))), tuple(timings_of(student, spec))
+    )
+
+
 def find_pairs(students: Sequence[Student], spec: PairSpec | None) -> list[Pair]:
     """Every pair of graded students that share a file, an id, or too many timings,
     sorted by the pair's ids."""
     if spec is None:
         return []
-    graded = [s for s in students if s.gradable]
+    return pairs_among([compared_of(s, spec) for s in students if s.gradable], spec)
+
+
+def pairs_among(graded: Sequence[Compared], spec: PairSpec) -> list[Pair]:
+    """`find_pairs` of the graded students, as `compared_of` gives them."""
     shared_files: dict[tuple[str, str], set[str]] = defaultdict(set)
     shared_ids: dict[tuple[str, str], set[str]] = defaultdict(set)
     buckets: dict[tuple[str, str], list[str]] = defaultdict(list)
     for student in graded:
-        for name in spec.files:
-            sha = student.digests.get(name)
-            if sha:
-                buckets[("file", name + "\0" + sha)].append(student.id)
-        for ident in _ids_of(student, spec):
+        for name, sha in student.files:
+            buckets[("file", name + "\0" + sha)].append(student.id)
+        for ident in student.ids:
             buckets[("id", ident)].append(student.id)
     for (kind, value), members in buckets.items():
         for a, b in combinations(sorted(set(members)), 2):
             target = shared_files if kind == "file" else shared_ids
             target[(a, b)].add(value.split("\0")[0] if kind == "file" else value)
-    vectors = {s.id: timings_of(s, spec) for s in graded}
+    vectors = {s.id: s.timings for s in graded}
     names = sorted(vectors)  # a pair (a, b) of names, a < b, is (number[a], number[b])
     number = {name: index for index, name in enumerate(names)}
     size = len(names)
