@@ -233,7 +233,7 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
         for task in batch:
             resumable = options.resume and task.folder is not None
             digest = _digest(grading, task) if resumable else None
-            row = read_back(results, task.id, task.source, digest) if digest else None
+            row = read_back(results, task.id, task.source, digest, grading.spec) if digest else None
             if row is not None:
                 on_row(row if row.note == task.note else _noted(row, task.note))
                 counts["resumed"] += 1
@@ -264,7 +264,7 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
     finally:
         bar.close()
     ordered = [rows[t.id] for t in tasks]
-    _write_outputs(out, ordered, lab.all_check_ids(), archives.summary(), options)
+    _write_outputs(out, ordered, lab.all_check_ids(), archives.summary(), options, grading.spec)
     return BatchReport(ordered, counts["resumed"], counts["graded"], 0.0)
 
 
@@ -274,8 +274,9 @@ def _write_outputs(
     check_ids: Sequence[str],
     archives: Sequence[dict[str, Any]],
     options: _Options,
+    spec: Any,
 ) -> None:
-    integrity = _integrity(out, rows, options.lab_ref)
+    integrity = _integrity(out, rows, spec)
     cells = integrity_cells(integrity)
     write_output(os.path.join(out, "gradebook.csv"), gradebook_csv(rows, check_ids, cells))
     summary = visible_data(summary_dict(rows, check_ids, archives, integrity))
@@ -293,20 +294,21 @@ def _write_outputs(
             raise OutputError.of(options.html, exc) from None
 
 
-def _integrity(out: str, rows: Sequence[Row], lab_ref: str) -> dict[str, Any]:
-    """The class's integrity flags and pairs, over every result in `out`: this batch's
-    (their rows carry them) and any other result file there, read."""
-    from grader.class_report.integrity import class_integrity
+def _integrity(out: str, rows: Sequence[Row], spec: Any) -> dict[str, Any]:
+    """The class's integrity flags and pairs (by the lab's `ClassReportSpec` `spec`),
+    over every result in `out`: this batch's (their rows carry the evidence) and any
+    other result file there, read."""
+    from grader.class_report.integrity import evidence_of, integrity_of
     from grader.class_report.results import read_results
-    from grader.class_report.spec import spec_of
 
-    known = {row.id + ".json": row.student for row in rows if row.student is not None}
+    known = {row.id + ".json": row.evidence for row in rows if row.evidence is not None}
     names = os.listdir(os.path.join(out, "results"))
     if all(n in known for n in names if n.endswith(".json") and not n.startswith(".")):
-        students = [student for _, student in sorted(known.items())]
+        evidence = [one for _, one in sorted(known.items())]
     else:  # results of submissions this batch did not see: read them all, as before
         students, _ = read_results(out)
-    return class_integrity(students, spec_of(lab_ref))
+        evidence = [evidence_of(student, spec) for student in students]
+    return integrity_of(evidence, spec)
 
 
 def _noted(row: Row, note: str) -> Row:

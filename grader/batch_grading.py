@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader import records
-from grader.batch_rows import Row, row_of, student_of
+from grader.batch_rows import Row, evidence_of, row_of
 from grader.faults import write_output
 from grader.result import Result
 
@@ -49,6 +49,7 @@ class Grading:
     lang: str
     results: str
     catalog: Any
+    spec: Any  # the lab's ClassReportSpec (or None): what a row's integrity evidence is
 
 
 STATE: dict[str, Grading] = {}
@@ -68,14 +69,18 @@ def init_worker(
 
         die_with_parent(parent)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    from grader.class_report.spec import spec_of
     from grader.grade import catalog_for
     from grader.labs import load
     from grader.rubric import load_lab_rubric
+    from grader.sha import hash_many
+
+    hash_many()  # a process grading a class: OpenSSL's sha256 pays for its import
 
     lab = load(lab_ref)
     rubric = load_lab_rubric(lab, rubric_path)
     catalog = catalog_for(lab, lang)
-    STATE["grading"] = Grading(lab, rubric, catalog.lang, results, catalog)
+    STATE["grading"] = Grading(lab, rubric, catalog.lang, results, catalog, spec_of(lab))
 
 
 def error_result(grading: Grading, source: str, message: str, grader_error: bool = False) -> Any:
@@ -94,8 +99,8 @@ def error_result(grading: Grading, source: str, message: str, grader_error: bool
 
 
 def _save(grading: Grading, task: Task, result: Any) -> Row:
-    """Write the result file, and make its row and its class-report student from the
-    result as a reader of that file gets it (as --resume reads it back).
+    """Write the result file, and make its row and its integrity evidence from the result
+    as a reader of that file gets it (as --resume reads it back).
 
     One walk of the result gives the visible plain data the file is written from and the
     read back is built from (`visible_plain`): no second walk to escape, none to copy,
@@ -114,7 +119,7 @@ def _save(grading: Grading, task: Task, result: Any) -> Row:
         row_of(task.id, back),
         source=task.source,
         note=task.note,
-        student=student_of(task.id, back),
+        evidence=evidence_of(task.id, back, grading.spec),
     )
 
 

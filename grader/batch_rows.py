@@ -35,10 +35,10 @@ class Row:
     grader_error: bool = False  # the grader failed here (a check crashed, a worker died)
     source: str = ""  # the submission's path as found (archive path/inner path)
     note: str = ""  # what the batch noticed (files left out of an archive, duplicates)
-    student: Any = field(default=None, compare=False, repr=False)
-    """The result as the class report reads it back (`grader.class_report.results.Student`),
-    made where the result is written, so the batch's integrity findings need no second
-    reading of every result file."""
+    evidence: Any = field(default=None, compare=False, repr=False)
+    """What the class's integrity findings need of the result as the class report reads
+    it back (`grader.class_report.integrity.Evidence`), made where the result is written,
+    so the batch's integrity findings need no second reading of every result file."""
 
 
 def row_of(task_id: str, result: Result) -> Row:
@@ -61,10 +61,10 @@ def row_of(task_id: str, result: Result) -> Row:
     )
 
 
-def read_back(results: str, task_id: str, source: str, digest: str | None) -> Row | None:
+def read_back(results: str, task_id: str, source: str, digest: str | None, spec: Any) -> Row | None:
     """The row of `results/<id>.json` if it is this submission's result for these inputs
     (a valid result whose source and input digest match), else None: the submission is
-    graded again."""
+    graded again. `spec`: the lab's `ClassReportSpec` (or None), for the row's evidence."""
     if digest is None:
         return None
     try:
@@ -73,11 +73,14 @@ def read_back(results: str, task_id: str, source: str, digest: str | None) -> Ro
         return None
     if result.submission != visible(source) or result.input_digest != digest:
         return None
-    return replace(row_of(task_id, result), source=source, student=student_of(task_id, result))
+    evidence = evidence_of(task_id, result, spec)
+    return replace(row_of(task_id, result), source=source, evidence=evidence)
 
 
-def student_of(task_id: str, result: Result) -> Any:
-    """The class report's `Student` of a result as written (its visible form)."""
+def evidence_of(task_id: str, result: Result, spec: Any) -> Any:
+    """The integrity evidence of a result as written (its visible form), as the class
+    report's `Student` of it gives it, by the lab's `ClassReportSpec` `spec`."""
+    from grader.class_report import integrity
     from grader.class_report.results import student_from
 
-    return student_from(task_id, result)
+    return integrity.evidence_of(student_from(task_id, result), spec)

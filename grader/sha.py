@@ -11,6 +11,10 @@ its cap still gets OpenSSL's speed, and twelve files just under `SMALL` cost abo
 importing hashlib would. Grading imports nothing while confined (`grader.sandbox`), so
 hashlib is imported the first time a large input needs it through `prepared`, which
 leaves the confinement to import it and grades again.
+
+A process that hashes many submissions (a batch's worker) pays for hashlib once and
+hashes every input with OpenSSL (`hash_many`): there, CPython's own SHA-256 cost each
+submission ≈2 M instructions, a fifth of importing hashlib.
 """
 
 from __future__ import annotations
@@ -34,9 +38,24 @@ SMALL = 64 * 1024
 costs about what importing hashlib does."""
 
 
+_openssl_sha256: Any = None
+"""OpenSSL's sha256, for every input, once `hash_many` was called."""
+
+
+def hash_many() -> None:
+    """From now on, hash every input with OpenSSL, whatever its size: for a process that
+    grades many submissions, where importing hashlib once costs less than CPython's own
+    SHA-256 costs per submission. Imports hashlib: call it outside the confinement."""
+    global _openssl_sha256
+    _openssl_sha256 = prepared(_hashlib).sha256
+
+
 def sha256(data: bytes = b"") -> Any:
     """A sha256 hash object (`update`, `hexdigest`) of `data`, as `hashlib.sha256(data)`
-    gives, made by CPython's own implementation when `data` is small."""
+    gives, made by CPython's own implementation when `data` is small (unless the process
+    asked for `hash_many`)."""
+    if _openssl_sha256 is not None:
+        return _openssl_sha256(data)
     if len(data) < SMALL and _builtin_sha256 is not None:
         return _builtin_sha256(data)
     return prepared(_hashlib).sha256(data)

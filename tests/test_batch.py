@@ -327,3 +327,22 @@ def test_an_honest_mistake_raises_no_integrity_flag(classroom: Path, tmp_path: P
     out = tmp_path / "out"
     batch_cli(str(classroom), "--out", str(out))
     assert summary(out)["integrity"] == {"flags": {}, "pairs": []}
+
+
+def test_the_batchs_integrity_findings_are_the_class_reports_reading_of_its_results(
+    classroom: Path, tmp_path: Path
+) -> None:
+    """The rows carry each result's integrity evidence from the workers; the findings made
+    of it are those the class report makes of the result files, flags and pairs alike."""
+    from checks.class_report import CLASS_REPORT
+    from grader.class_report.integrity import class_integrity
+    from grader.class_report.results import read_results
+
+    shutil.copytree(CORRECT, classroom / "dave")
+    shutil.copytree(SAMPLES / "fabricated" / "hand_typed", classroom / "hal")
+    out = tmp_path / "out"
+    run([str(classroom)], str(out), jobs=2, mp_context=multiprocessing.get_context("fork"))
+    found = summary(out)["integrity"]
+    students, _ = read_results(out)
+    assert found == json.loads(json.dumps(class_integrity(students, CLASS_REPORT)))
+    assert found["flags"] and found["pairs"]

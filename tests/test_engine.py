@@ -326,3 +326,15 @@ def test_what_a_check_declares_it_may_ask_for() -> None:
 def test_a_misdeclared_check_fails_when_it_is_declared(declaration, words: str) -> None:
     with pytest.raises((TypeError, ValueError), match=words):
         check("demo.self", **declaration)
+
+
+def test_the_run_order_is_sorted_once_per_lab_and_is_the_declared_order() -> None:
+    from grader.engine import run_order
+    from grader.runner import _in_order
+
+    first = _in_order(LAB.checks)
+    assert first == run_order(LAB.checks)
+    assert _in_order(LAB.checks) is first  # the same lab: not sorted again
+    other = lab_with()
+    assert other.checks is not LAB.checks and _in_order(other.checks) == first
+    assert _in_order(list(LAB.checks)) is not first  # a list may change: sorted each time

@@ -63,10 +63,13 @@ def test_a_file_is_read_under_a_cap_and_as_utf8(tmp_path: Path) -> None:
 def test_resume_reads_a_result_only_when_it_is_one(tmp_path: Path) -> None:
     result = visible_result(graded("correct"))
     (tmp_path / "a.json").write_text(result.to_json(), "utf-8")
-    row = batch_rows.read_back(str(tmp_path), "a", result.submission, result.input_digest)
+    row = batch_rows.read_back(str(tmp_path), "a", result.submission, result.input_digest, None)
     assert row is not None and row.score == result.score
     broken = json.loads(result.to_json())
     broken["checks"][0]["status"] = "fine"
     (tmp_path / "a.json").write_text(json.dumps(broken), "utf-8")
-    assert batch_rows.read_back(str(tmp_path), "a", result.submission, result.input_digest) is None
+    assert (
+        batch_rows.read_back(str(tmp_path), "a", result.submission, result.input_digest, None)
+        is None
+    )
     assert str(SAMPLES / "correct") == graded("correct").submission

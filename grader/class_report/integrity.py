@@ -8,24 +8,56 @@ check's own message, as graded.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from grader.class_report.flags import integrity_flags
-from grader.class_report.pairs import find_pairs
+from grader.class_report.flags import Flag, flags_of
+from grader.class_report.pairs import Compared, compared_of, pairs_among
 from grader.class_report.results import Student
 from grader.class_report.spec import ClassReportSpec
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What the class's integrity findings need of one student: its flags and, graded,
+    what pairs are found by (`Compared`; None when not graded or the lab compares none).
+
+    A batch's worker makes it where it writes the result, and only this travels back
+    with the row: the whole `Student` was ≈8 KB to pickle and unpickle per row, and its
+    hundred objects, kept for the whole batch, were what the batch's own collector
+    walked again and again."""
+
+    id: str
+    flags: tuple[Flag, ...]
+    compared: Compared | None
+
+
+def evidence_of(student: Student, spec: ClassReportSpec | None) -> Evidence:
+    """The integrity evidence of one student, by the lab's spec (None: no flags, no
+    pairs)."""
+    rules = spec.flags if spec is not None else ()
+    pairs = spec.pairs if spec is not None else None
+    compared = compared_of(student, pairs) if pairs is not None and student.gradable else None
+    return Evidence(student.id, flags_of(student, rules), compared)
+
+
 def class_integrity(students: Sequence[Student], spec: ClassReportSpec | None) -> dict[str, Any]:
     """`{"flags": {id: [{kind, strong, check, evidence}]}, "pairs": [pair]}`."""
+    return integrity_of([evidence_of(s, spec) for s in students], spec)
+
+
+def integrity_of(evidence: Sequence[Evidence], spec: ClassReportSpec | None) -> dict[str, Any]:
+    """`class_integrity` of the students whose `evidence_of` this is."""
     flags = {
-        student.id: [
+        one.id: [
             {"kind": f.key, "strong": f.strong, "check": f.check_id, "evidence": f.message}
-            for f in found
+            for f in one.flags
         ]
-        for student, found in integrity_flags(students, spec)
+        for one in evidence
+        if one.flags
     }
-    pairs = find_pairs(students, spec.pairs if spec is not None else None)
+    graded = [one.compared for one in evidence if one.compared is not None]
+    pairs = pairs_among(graded, spec.pairs) if spec is not None and spec.pairs is not None else []
     return {"flags": dict(sorted(flags.items())), "pairs": [p.to_dict() for p in pairs]}
 
 

@@ -13,11 +13,10 @@ sweep per timing position, so only near neighbours are ever compared.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain, combinations, repeat
+from itertools import combinations
 from typing import Any
 
 from grader.class_report.results import CheckRow, Student
@@ -80,16 +79,17 @@ def _ids_of(student: Student, spec: PairSpec) -> set[str]:
     return found
 
 
-def _near_counts(vectors: Sequence[list[float | None]], near: float) -> Counter[tuple[int, int]]:
-    """Per pair of students (by their index in `vectors`, the smaller first), at how
-    many positions their timings are within `near`.
+def _near_counts(vectors: Sequence[Sequence[float | None]], near: float) -> Counter[int]:
+    """Per pair of students, at how many positions their timings are within `near`; the
+    pair of indexes `a < b` in `vectors` is the key `a * len(vectors) + b` (`pair_key`).
 
     An honest class has thousands of near pairs per position (chance puts a dozen
-    classmates within 0.5% of each student), so they are counted in bulk, in C: each
-    student's run of near neighbours in a sorted column is one `Counter.update` of index
-    pairs made by `zip` (the run sorted and cut at the student's own index, so the
-    smaller comes first): no Python step per pair."""
-    counts: Counter[tuple[int, int]] = Counter()
+    classmates within 0.5% of each student), hundreds of thousands in a class of 2,000,
+    so the pairs are counted in bulk, in C: each position's pairs are one list of keys
+    and one `Counter.update`. A key is one int, not a tuple: no tuple made, hashed and
+    kept per pair."""
+    counts: Counter[int] = Counter()
+    size = len(vectors)
     width = max((len(v) for v in vectors), default=0)
     for position in range(width):
         column = sorted(
@@ -99,16 +99,43 @@ def _near_counts(vectors: Sequence[list[float | None]], near: float) -> Counter[
         )
         values = [value for value, _ in column]
         numbers = [number for _, number in column]
-        size = len(values)
+        keys: list[int] = []
+        last = len(values)
         for i, value in enumerate(values):
             end = i + 1
-            while end < size and not values[end] - value > near * values[end]:
+            while end < last and not values[end] - value > near * values[end]:
                 end += 1
-            if end > i + 1:  # the neighbours below this student's index, then above
-                own, others = numbers[i], sorted(numbers[i + 1 : end])
-                cut = bisect_left(others, own)
-                counts.update(chain(zip(others[:cut], repeat(own)), zip(repeat(own), others[cut:])))
+            own = numbers[i]
+            for other in numbers[i + 1 : end]:  # the smaller index first
+                keys.append(other * size + own if other < own else own * size + other)
+        counts.update(keys)
     return counts
+
+
+def pair_key(a: int, b: int, size: int) -> int:
+    """The key of the pair of indexes `a < b` among `size` students in `_near_counts`."""
+    return a * size + b
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What `find_pairs` compares of one graded student: the sha256 of each of the spec's
+    files it has, its identifiers and its timings. A few values, not the whole `Student`:
+    a batch's worker makes it where the result is written, and only this travels to the
+    batch (`grader.class_report.integrity.Evidence`)."""
+
+    id: str
+    files: tuple[tuple[str, str], ...]  # (artifact name, sha256), in the spec's order
+    ids: tuple[str, ...]  # sorted
+    timings: tuple[float | None, ...]  # `timings_of`
+
+
+def compared_of(student: Student, spec: PairSpec) -> Compared:
+    """What `find_pairs` compares of a graded student."""
+    files = tuple((name, sha) for name in spec.files if (sha := student.digests.get(name)))
+    return Compared(
+        student.id, files, tuple(sorted(_ids_of(student, spec))), tuple(timings_of(student, spec))
+    )
 
 
 def find_pairs(students: Sequence[Student], spec: PairSpec | None) -> list[Pair]:
@@ -116,27 +143,30 @@ def find_pairs(students: Sequence[Student], spec: PairSpec | None) -> list[Pair]
     sorted by the pair's ids."""
     if spec is None:
         return []
-    graded = [s for s in students if s.gradable]
+    return pairs_among([compared_of(s, spec) for s in students if s.gradable], spec)
+
+
+def pairs_among(graded: Sequence[Compared], spec: PairSpec) -> list[Pair]:
+    """`find_pairs` of the graded students, as `compared_of` gives them."""
     shared_files: dict[tuple[str, str], set[str]] = defaultdict(set)
     shared_ids: dict[tuple[str, str], set[str]] = defaultdict(set)
     buckets: dict[tuple[str, str], list[str]] = defaultdict(list)
     for student in graded:
-        for name in spec.files:
-            sha = student.digests.get(name)
-            if sha:
-                buckets[("file", name + "\0" + sha)].append(student.id)
-        for ident in _ids_of(student, spec):
+        for name, sha in student.files:
+            buckets[("file", name + "\0" + sha)].append(student.id)
+        for ident in student.ids:
             buckets[("id", ident)].append(student.id)
     for (kind, value), members in buckets.items():
         for a, b in combinations(sorted(set(members)), 2):
             target = shared_files if kind == "file" else shared_ids
             target[(a, b)].add(value.split("\0")[0] if kind == "file" else value)
-    vectors = {s.id: timings_of(s, spec) for s in graded}
+    vectors = {s.id: s.timings for s in graded}
     names = sorted(vectors)  # a pair (a, b) of names, a < b, is (number[a], number[b])
     number = {name: index for index, name in enumerate(names)}
+    size = len(names)
     near = _near_counts([vectors[name] for name in names], spec.near)
-    many = {(names[a], names[b]) for (a, b), n in near.items() if n > spec.max_near}
-    keys = set(shared_files) | set(shared_ids) | many
+    many = {divmod(key, size) for key, n in near.items() if n > spec.max_near}
+    keys = set(shared_files) | set(shared_ids) | {(names[a], names[b]) for a, b in many}
     pairs = []
     for a, b in sorted(keys):
         compared = sum(
@@ -148,7 +178,7 @@ def find_pairs(students: Sequence[Student], spec: PairSpec | None) -> list[Pair]
                 b,
                 tuple(sorted(shared_files.get((a, b), ()))),
                 tuple(sorted(shared_ids.get((a, b), ()))),
-                near.get((number[a], number[b]), 0),
+                near.get(pair_key(number[a], number[b], size), 0),
                 compared,
             )
         )
