@@ -14,7 +14,15 @@ from __future__ import annotations
 from grader.engine import Context, Fail, check
 from grader.limits import Limits
 from grader.loading import Parsed, Parser
-from grader.parsers import NAME, NEWLINE, NUMBER, python_source, python_tokens
+from grader.parsers import (
+    DEDENT,
+    INDENT,
+    NAME,
+    NEWLINE,
+    NUMBER,
+    python_source,
+    python_tokens,
+)
 from grader.records import record
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
@@ -65,13 +73,14 @@ _WORDS = frozenset(("import", "from", "def", "async"))
 
 
 def outline(text: str) -> Outline:
-    """The outline of valid Python source, from its tokens (text, type, line, end line,
-    column, ...), in one pass: none is kept beyond the statement being read (a near-cap
+    """The outline of valid Python source, from its tokens (text, type, line, ...), in one
+    pass: none is kept beyond the statement being read (a near-cap
     sse.py has some 50,000, which as a list would outweigh the log's events beside them).
 
-    Only a few tokens say anything. `def` and `import` are keywords: each begins a
-    function (top-level when it stands in the first column, as no nested statement can;
-    `async` before it makes it a coroutine) and an import statement. `from` begins an
+    Only a few tokens say anything, beside the INDENT and DEDENT that tell the depth.
+    `def` and `import` are keywords: each begins a function (top-level outside every
+    block, whatever its column: a form feed may come first; `async` before it makes it a
+    coroutine) and an import statement. `from` begins an
     import when an `import` follows before the statement's end (`yield from` and `raise
     ... from` have none). So every statement is read, nested ones too, as `ast.walk`
     would find them.
@@ -79,9 +88,14 @@ def outline(text: str) -> Outline:
     tokens = python_tokens(text)
     functions: list[FunctionHead] = []
     imports: set[str] = set()
+    depth = 0  # INDENTs less DEDENTs so far: 0 outside every block
     for token in tokens:
         word = token[0]
         if word not in _WORDS:
+            if token[1] == INDENT:
+                depth += 1
+            elif token[1] == DEDENT:
+                depth -= 1
             continue
         if word == "import":
             imports.update(_imported(tokens))
@@ -100,7 +114,7 @@ def outline(text: str) -> Outline:
                     module = ".".join(parts)
                     imports.add(module)
                     imports.update(f"{module}.{name}" for name in names)
-        elif token[4] == 0:  # a `def` or `async` in the first column: a top-level function
+        elif depth == 0:  # a `def` or `async` outside every block: a top-level function
             line, is_async = token[2], word == "async"
             if not is_async or next(tokens)[0] == "def":  # not `async for` or `async with`
                 functions.append(_function(tokens, is_async, line))

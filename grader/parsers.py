@@ -213,8 +213,8 @@ def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
     """The tokens of `text`, valid Python source (`python_source` accepted it), one after
     the other as the compiler's tokenizer reads them: each a tuple whose first five items
     are its text, its type, its line, its end line and its column (more may follow; a
-    column counts UTF-8 bytes on 3.11, characters elsewhere, so only column 0 means the
-    same everywhere); comments and line ends inside brackets are no tokens.
+    column counts UTF-8 bytes on 3.11, characters elsewhere); comments and line ends
+    inside brackets are no tokens.
 
     CPython 3.11's tokenizer is the C one behind `_tokenize.TokenizerIter`, whose tuples
     are (text, type, line, end line, column, end column, line's text), taken as they

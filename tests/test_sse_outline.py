@@ -124,6 +124,7 @@ STATEMENTS = [
     "def after(\n    a,\n    b=True,  # a comment\n):\n    return a",
     "def keywords(*, a=1):\n    pass",
     "def stream(messages, max_tokens=64, cache_prompt=True, raw_out=None):\n    pass",
+    "\x0cdef paged(a=1):\n    pass",  # a form feed: the column is 1, the depth 0
 ]
 
 
@@ -227,3 +228,9 @@ def test_a_program_no_python_can_compile_is_refused_though_it_parses(text: str) 
 def test_valid_source_is_kept_as_its_text() -> None:
     text = "import http.client\n"
     assert python_source()(text, "sse.py", Limits()).value == text
+
+
+def test_a_function_after_a_form_feed_is_top_level() -> None:
+    """A form feed (a page break) may start a line; Python counts no column for it."""
+    text = "import os\n\x0cdef stream(messages, max_tokens=64): pass\n"
+    assert [f.name for f in outline(text).functions] == ["stream"]
