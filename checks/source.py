@@ -105,7 +105,7 @@ def outline(text: str) -> Outline:
                 if token[0] in ("import", ";") or token[1] == NEWLINE:
                     break
                 if token[1] == NAME:
-                    parts.append(token[0])
+                    parts.append(_identifier(token[0]))
             if token[0] == "import":
                 names = _imported(tokens)
                 # the dots of `from ..m import x` are dropped, as `ImportFrom.module`; `from
@@ -119,6 +119,16 @@ def outline(text: str) -> Outline:
             if not is_async or next(tokens)[0] == "def":  # not `async for` or `async with`
                 functions.append(_function(tokens, is_async, line))
     return Outline(tuple(functions), frozenset(imports), text)
+
+
+def _identifier(name: str) -> str:
+    """A name as the parser reads it: NFKC-normalized (PEP 3131), so `ｓtream` typed with
+    a full-width letter, as an input method may give it, is the function `stream`."""
+    if name.isascii():
+        return name
+    from unicodedata import normalize
+
+    return normalize("NFKC", name)
 
 
 def _imported(tokens: Iterator[Token]) -> list[str]:
@@ -140,14 +150,14 @@ def _imported(tokens: Iterator[Token]) -> list[str]:
         elif string == "as":
             alias = True
         elif not alias and (kind == NAME or string == "*"):
-            dotted.append(string)
+            dotted.append(_identifier(string))
     return names
 
 
 def _function(tokens: Iterator[Token], is_async: bool, line: int) -> FunctionHead:
     """The head of the function whose name `tokens` give next (its `def` just read), its
     tokens read up to its parameters' closing parenthesis."""
-    name = next(tokens)[0]
+    name = _identifier(next(tokens)[0])
     level = 0
     for token in tokens:  # past type parameters, `def f[T](`
         if token[0] == "(" and level == 0:
@@ -205,7 +215,7 @@ def _positional(params: list[Token]) -> tuple[tuple[str, ...], tuple[object, ...
             if value is _NO_DEFAULT:
                 return None
             defaults.append(value)
-        names.append(name[0])
+        names.append(_identifier(name[0]))
     return tuple(names), tuple(defaults)
 
 

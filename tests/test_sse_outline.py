@@ -125,6 +125,7 @@ STATEMENTS = [
     "def keywords(*, a=1):\n    pass",
     "def stream(messages, max_tokens=64, cache_prompt=True, raw_out=None):\n    pass",
     "\x0cdef paged(a=1):\n    pass",  # a form feed: the column is 1, the depth 0
+    "import ｈttp.ｃlient\ndef ｓtream(ｍessages, max_tokens=64):\n    from ｊson import ｌoads",
 ]
 
 
@@ -234,3 +235,13 @@ def test_a_function_after_a_form_feed_is_top_level() -> None:
     """A form feed (a page break) may start a line; Python counts no column for it."""
     text = "import os\n\x0cdef stream(messages, max_tokens=64): pass\n"
     assert [f.name for f in outline(text).functions] == ["stream"]
+
+
+def test_a_name_typed_in_full_width_letters_is_the_name_python_reads() -> None:
+    """Python normalizes identifiers (NFKC): an input method's full-width `ｓtream` is
+    `stream`, and `ｈttp.client` is http.client."""
+    read = outline("import ｈttp.client\ndef ｓtream(ｍessages, max_tokens=64): pass\n")
+    assert "http.client" in read.imports
+    assert [(f.name, f.positional) for f in read.functions] == [
+        ("stream", ("messages", "max_tokens"))
+    ]
