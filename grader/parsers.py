@@ -204,23 +204,25 @@ def python_source() -> Parser:
     return parse
 
 
-NAME, NUMBER, STRING, NEWLINE, INDENT, DEDENT = 1, 2, 3, 4, 5, 6
+NAME, NUMBER, NEWLINE, INDENT, DEDENT = 1, 2, 4, 5, 6
 """The token types `python_tokens` reports by number (`token.NAME`...: the same numbers
 in every Python 3); an operator is told by its text."""
 
 
 def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
     """The tokens of `text`, valid Python source (`python_source` accepted it), one after
-    the other as the compiler's tokenizer reads them: each a tuple whose first five items
-    are its text, its type, its line, its end line and its column (more may follow; a
-    column counts UTF-8 bytes on 3.11, characters elsewhere); comments and line ends
-    inside brackets are no tokens.
+    the other as the compiler's tokenizer reads them: each a tuple whose first three
+    items are its text, its type and its line (more may follow). Comments, line ends
+    inside brackets and the literal text inside an f-string are no tokens here: each
+    string is one token, as it is for the parser, and nothing in it is read as code.
 
     CPython 3.11's tokenizer is the C one behind `_tokenize.TokenizerIter`, whose tuples
     are (text, type, line, end line, column, end column, line's text), taken as they
-    come. `tokenize`, the public module, is a pure-Python copy there, with patterns to
-    compile (≈5 M instructions). Elsewhere `tokenize` is used: from 3.12 it wraps that
-    same C tokenizer, and `TokenizerIter`'s signature and tuples changed with it. A
+    come (an f-string is one STRING there). `tokenize`, the public module, is a
+    pure-Python copy there, with patterns to compile (≈5 M instructions). Elsewhere
+    `tokenize` is used: from 3.12 it wraps that same C tokenizer, and `TokenizerIter`'s
+    signature and tuples changed with it; it gives an f-string's (3.14: a t-string's)
+    literal text as FSTRING_MIDDLE tokens, `{{` as the text `{`, which are left out. A
     keyword is a NAME, except 3.11's `async` and `await` (types of their own): tell them
     by their text.
     """
@@ -229,10 +231,15 @@ def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
     import io
     import tokenize
 
+    skipped = {
+        tokenize.COMMENT,
+        tokenize.NL,
+        *(getattr(tokenize, name, -1) for name in ("FSTRING_MIDDLE", "TSTRING_MIDDLE")),
+    }
     return (
-        (token.string, token.type, token.start[0], token.end[0], token.start[1])
+        (token.string, token.type, token.start[0])
         for token in tokenize.generate_tokens(io.StringIO(text).readline)
-        if token.type not in (tokenize.COMMENT, tokenize.NL)
+        if token.type not in skipped
     )
 
 

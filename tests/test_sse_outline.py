@@ -126,6 +126,10 @@ STATEMENTS = [
     "def stream(messages, max_tokens=64, cache_prompt=True, raw_out=None):\n    pass",
     "\x0cdef paged(a=1):\n    pass",  # a form feed: the column is 1, the depth 0
     "import ｈttp.ｃlient\ndef ｓtream(ｍessages, max_tokens=64):\n    from ｊson import ｌoads",
+    'def fmt(a=f"{{", b=1):\n    return f"}}{a:>{b}}"',  # f-strings: their text is no code
+    'x = f"{x}def"',
+    'print(f"{a}import", 1)',
+    "s = f'{x!r:>10} from {y}'",
 ]
 
 
