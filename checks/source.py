@@ -47,7 +47,7 @@ class FunctionHead:
     line: int
     positional: tuple[str, ...] | None
     """Its positional parameters (`/`-only ones first), in order; None when its tokens do
-    not say them plainly (then `signature` asks the syntax tree)."""
+    not say them plainly (then `_signature` asks the syntax tree)."""
     defaults: tuple[object, ...]
     """The defaults of the last `len(defaults)` positional parameters: plain ints, True,
     False or None (as `ast.literal_eval` reads them)."""

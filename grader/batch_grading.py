@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader import records
-from grader.batch_rows import Row, evidence_of, row_of
+from grader.batch_rows import Row, result_evidence, row_of
 from grader.faults import write_output
 from grader.result import Result
 
@@ -119,7 +119,7 @@ def _save(grading: Grading, task: Task, result: Any) -> Row:
         row_of(task.id, back),
         source=task.source,
         note=task.note,
-        evidence=evidence_of(task.id, back, grading.spec),
+        evidence=result_evidence(task.id, back, grading.spec),
     )
 
 

@@ -73,11 +73,11 @@ def read_back(results: str, task_id: str, source: str, digest: str | None, spec:
         return None
     if result.submission != visible(source) or result.input_digest != digest:
         return None
-    evidence = evidence_of(task_id, result, spec)
+    evidence = result_evidence(task_id, result, spec)
     return replace(row_of(task_id, result), source=source, evidence=evidence)
 
 
-def evidence_of(task_id: str, result: Result, spec: Any) -> Any:
+def result_evidence(task_id: str, result: Result, spec: Any) -> Any:
     """The integrity evidence of a result as written (its visible form), as the class
     report's `Student` of it gives it, by the lab's `ClassReportSpec` `spec`."""
     from grader.class_report import integrity

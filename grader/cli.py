@@ -332,6 +332,13 @@ _QUICK = ("check", *cli_lab.COMMANDS)
 (`grader.cli_commands.read`): the heavy ones import argparse with their modules anyway."""
 
 
+def _quick_read(argv: Sequence[str], lab: Any) -> Arguments | None:
+    """`argv` read from the commands' tables when it is plain (`grader.cli_commands.read`),
+    else None."""
+    commands = {name: _command(name, lab) for name in _QUICK if name in argv}
+    return read(argv, ROOT_ARGS, commands, "command")
+
+
 def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
     """The command line parsed, and the lab it runs (the lab's modules imported on the
     way). A plain command line is read from the commands' tables; any other is parsed by
@@ -339,8 +346,7 @@ def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
     drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
     lab = _chosen_lab(argv)
-    commands = {name: _command(name, lab) for name in _QUICK if name in argv}
-    args: Arguments | None = read(argv, ROOT_ARGS, commands, "command")
+    args: Arguments | None = _quick_read(argv, lab)
     if args is None:
         from grader.cli_parser import speaking
 

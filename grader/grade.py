@@ -143,10 +143,10 @@ def load_each(
 
     While the files parsed last are parsed, the cyclic garbage collector is paused (and
     resumed after, whatever happens): every other file's values are alive by then, and
-    the collections a syntax tree's many objects set off would walk the hundreds of
-    thousands of a near-cap submission's values, freeing nothing (a syntax tree builds
-    no cycles; sse.py's parse took twice as long). A cycle made meanwhile is collected
-    once it resumes. (Paused for every file, loading is faster still but holds more:
+    the collections a parse's many short-lived objects set off (sse.py's tokens, once a
+    syntax tree, which made sse.py's parse twice as long) would walk the hundreds of
+    thousands of a near-cap submission's values, freeing nothing. A cycle made meanwhile
+    is collected once it resumes. (Paused for every file, loading is faster still but holds more:
     some parsers do leave cycles.)
     """
     check_folder(folder)

@@ -67,7 +67,7 @@ class ArtifactSpec:
 
     `parse_last`: the file is read and decoded in its place (the caps count it there)
     but parsed after every other file. For a small file whose parse briefly needs many
-    times its size (a syntax tree): that peak then comes once the large files' texts are
+    times its size (a compiler's parse): that peak then comes once the large files' texts are
     gone, instead of leaving the memory it frees scattered beside them while they are
     read and parsed. The artifacts still come in the lab's order.
     """

@@ -167,9 +167,15 @@ def python_source() -> Parser:
     half of the `symtable` module), which builds no syntax tree: a tree is some 40 times
     the source's size, and the first `compile` of a process makes the ≈120 node classes of
     `_ast` (≈10 M instructions, 5 % of a cold `grader check`). A syntax error is the one
-    `compile` reports, with its message, line and column; the symbol table also refuses
-    the few programs the parser passes and the compiler would not (a duplicate parameter,
-    `nonlocal` at module level, `import *` in a function), which no Python can run either.
+    `compile` reports, with its message, line and column. The symbol table also refuses
+    what the parser passes and the compiler would not, which `compile(...,
+    PyCF_ONLY_AST)`, this parser before, accepted: a duplicate parameter; `nonlocal` at
+    module level or with no binding; `import *` in a function; `from __future__ import
+    braces` or an unknown feature; a name used before its `global` declaration, or an
+    annotated `global`; `yield` in a comprehension; a walrus in a comprehension's
+    iterable. No Python can run such a file, so it is no valid sse.py either
+    (`python.syntax`). `_symtable` is CPython's, as is the grader (its precompiled
+    patterns, `grader.patterns`, are too).
     """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:

@@ -103,7 +103,8 @@ def _in_order(checks: Sequence[Check]) -> list[Check]:
     ≈1% of grading a submission in a batch). Keyed by the tuple's identity, the tuple
     kept beside its order so that no other tuple can ever reuse the key; a lab's checks
     never change (the `Lab` is frozen, its checks a tuple; a list is sorted each time).
-    A process grades with one lab or two: a program that makes many keeps the last few."""
+    A process grades with one lab or two: a program that makes many forgets them all
+    after eight."""
     if type(checks) is not tuple:
         return run_order(checks)
     known = _ORDERS.get(id(checks))

@@ -176,7 +176,7 @@ class SchemaSet:
                     return self._generated
                 if self.sources() == module.SOURCES:
                     self._generated = dict(module.VALIDATORS)
-                    self._generated_shapes = dict(getattr(module, "DECLARED", {}))
+                    self._generated_shapes = dict(module.DECLARED)
         return self._generated
 
     def declared(self, name: str) -> Shape:

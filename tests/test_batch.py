@@ -333,7 +333,8 @@ def test_the_batchs_integrity_findings_are_the_class_reports_reading_of_its_resu
     classroom: Path, tmp_path: Path
 ) -> None:
     """The rows carry each result's integrity evidence from the workers; the findings made
-    of it are those the class report makes of the result files, flags and pairs alike."""
+    of it are those the class report's rules make of the result files as it reads them
+    (`read_results`), flags and pairs alike."""
     from checks.class_report import CLASS_REPORT
     from grader.class_report.integrity import class_integrity
     from grader.class_report.results import read_results

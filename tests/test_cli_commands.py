@@ -23,13 +23,8 @@ LAB = cli._chosen_lab([])
 NAMES = ("check", "checks", "labs", "explain", "batch", "report")
 
 
-def _commands(argv: list[str]) -> dict[str, Command]:
-    """The tables `grader.cli._read` gives `read` for `argv`."""
-    return {name: cli._command(name, LAB) for name in cli._QUICK if name in argv}
-
-
 def _quick(argv: list[str]) -> dict[str, Any] | None:
-    args = read(argv, cli.ROOT_ARGS, _commands(argv), "command")
+    args = cli._quick_read(argv, LAB)
     return None if args is None else vars(args)
 
 

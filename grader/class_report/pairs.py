@@ -85,9 +85,9 @@ def _near_counts(vectors: Sequence[Sequence[float | None]], near: float) -> Coun
 
     An honest class has thousands of near pairs per position (chance puts a dozen
     classmates within 0.5% of each student), hundreds of thousands in a class of 2,000,
-    so the pairs are counted in bulk, in C: each position's pairs are one list of keys
-    and one `Counter.update`. A key is one int, not a tuple: no tuple made, hashed and
-    kept per pair."""
+    so each position's pairs are made into one list of keys in one loop and counted by
+    one `Counter.update`. A key is one int (`pair_key`; `unpair` reads it), not a tuple:
+    no tuple made, hashed and kept per pair."""
     counts: Counter[int] = Counter()
     size = len(vectors)
     width = max((len(v) for v in vectors), default=0)
@@ -106,15 +106,21 @@ def _near_counts(vectors: Sequence[Sequence[float | None]], near: float) -> Coun
             while end < last and not values[end] - value > near * values[end]:
                 end += 1
             own = numbers[i]
-            for other in numbers[i + 1 : end]:  # the smaller index first
+            for other in numbers[i + 1 : end]:  # `pair_key`, the smaller index first
                 keys.append(other * size + own if other < own else own * size + other)
         counts.update(keys)
     return counts
 
 
 def pair_key(a: int, b: int, size: int) -> int:
-    """The key of the pair of indexes `a < b` among `size` students in `_near_counts`."""
+    """The key of the pair of indexes `a < b` among `size` students in `_near_counts`
+    (its loop writes the same formula inline: a call per pair was its cost)."""
     return a * size + b
+
+
+def unpair(key: int, size: int) -> tuple[int, int]:
+    """The pair of indexes `pair_key` made `key` of."""
+    return divmod(key, size)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -165,7 +171,7 @@ def pairs_among(graded: Sequence[Compared], spec: PairSpec) -> list[Pair]:
     number = {name: index for index, name in enumerate(names)}
     size = len(names)
     near = _near_counts([vectors[name] for name in names], spec.near)
-    many = {divmod(key, size) for key, n in near.items() if n > spec.max_near}
+    many = {unpair(key, size) for key, n in near.items() if n > spec.max_near}
     keys = set(shared_files) | set(shared_ids) | {(names[a], names[b]) for a, b in many}
     pairs = []
     for a, b in sorted(keys):
