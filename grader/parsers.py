@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 import warnings
-from _symtable import symtable  # the C half of `symtable`: no module of its own to import
 
 from grader import patterns
 from grader.jsonload import JsonError, PositionMap, StrictDecoder
@@ -158,6 +157,14 @@ def _python_problem(msg: str) -> tuple[str, dict[str, str]]:
     return "python.syntax", {}
 
 
+try:
+    from _symtable import symtable as _check  # the C half of `symtable`: nothing to import
+except ImportError:  # pragma: no cover - an interpreter other than CPython
+
+    def _check(text: str, filename: str, mode: str) -> None:
+        compile(text, filename, mode, 0x400, dont_inherit=True)  # PyCF_ONLY_AST
+
+
 def python_source() -> Parser:
     """A parser for Python source, never imported or run: its value is the text itself,
     once CPython's parser accepts it (a lab reads what it needs of it with
@@ -174,8 +181,8 @@ def python_source() -> Parser:
     braces` or an unknown feature; a name used before its `global` declaration, or an
     annotated `global`; `yield` in a comprehension; a walrus in a comprehension's
     iterable. No Python can run such a file, so it is no valid sse.py either
-    (`python.syntax`). `_symtable` is CPython's, as is the grader (its precompiled
-    patterns, `grader.patterns`, are too).
+    (`python.syntax`). `_symtable` is CPython's; another interpreter's parse is its
+    `compile(..., PyCF_ONLY_AST)`, which accepts those few.
     """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
@@ -183,7 +190,7 @@ def python_source() -> Parser:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours
                 # the file name is not a path: never code to run
-                symtable(text, f"<{file}>", "exec")
+                _check(text, f"<{file}>", "exec")
         except SyntaxError as exc:
             message, params = _python_problem(exc.msg or "")
             return Parsed(
