@@ -18,7 +18,7 @@ from grader.schema import SchemaRef
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 PRUNED_FROM = 64 * 1024
@@ -28,6 +28,19 @@ thousands of instructions a value, and a smaller file's undeclared members weigh
 most a few hundred KiB as Python values: below it, a value is kept as it was decoded,
 and a cold check imports nothing for it. (`tests/test_declared_only.py` cuts down every
 file, so a check that read an undeclared member would be found on the samples.)"""
+
+
+def declared_only(schema: SchemaRef, text: str) -> Callable[[Any], Any] | None:
+    """What keeps of a valid value read from `text` only the members `schema` declares
+    (`grader.schema_declared`), for a text of `PRUNED_FROM` characters or more; None for
+    a shorter one, whose values are kept as they were decoded. Every parser of a format
+    with a schema asks this, once per file, and cuts down each value once it validated."""
+    if len(text) < PRUNED_FROM:
+        return None
+    from grader.schema_declared import pruned
+
+    shape = schema.declared()
+    return lambda value: pruned(value, shape)
 
 
 def json_document(schema: SchemaRef) -> Parser:
@@ -46,8 +59,9 @@ def json_document(schema: SchemaRef) -> Parser:
             return Parsed(None, [error.problem])
         positions = PositionMap(text)
         problems = schema.validate(value)
-        if not problems and len(text) >= PRUNED_FROM:
-            value = schema.pruned(value)  # what the format does not declare, no check reads
+        cut_down = declared_only(schema, text)
+        if cut_down is not None and not problems:
+            value = cut_down(value)  # what the format does not declare, no check reads
         return Parsed(value, problems, positions.line_of)
 
     return with_format(parse, schema, "document")
@@ -67,9 +81,7 @@ def json_lines(schema: SchemaRef) -> Parser:
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         decoder = StrictDecoder(limits.number_digits, limits.json_depth, share_keys=True)
-        shape = schema.declared() if len(text) >= PRUNED_FROM else None
-        if shape is not None:  # imported for a file this large only (see PRUNED_FROM)
-            from grader.schema_declared import pruned as cut_down
+        cut_down = declared_only(schema, text)
         records: list[object] = []
         record_lines: list[int] = []
         problems: list[Problem] = []
@@ -112,8 +124,8 @@ def json_lines(schema: SchemaRef) -> Parser:
                             ),
                         )
                     )
-                if shape is not None and not found:
-                    value = cut_down(value, shape)
+                if cut_down is not None and not found:
+                    value = cut_down(value)
                 records.append(value)
             record_lines.append(number)
 

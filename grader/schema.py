@@ -295,13 +295,9 @@ class SchemaRef:
     def validate(self, instance: Any, prefix: tuple[str | int, ...] = ()) -> list[Problem]:
         return self.schemas.validate(self.name, instance, prefix)
 
-    def pruned(self, instance: Any) -> Any:
-        """A valid `instance` with only what the schema declares (`SchemaSet.pruned`)."""
-        return self.schemas.pruned(self.name, instance)
-
     def declared(self) -> Shape:
         """What the schema declares of a value (`SchemaSet.declared`), for a parser that
-        cuts down many values (`grader.schema_declared.pruned`)."""
+        cuts down its values (`grader.parsers.declared_only`)."""
         return self.schemas.declared(self.name)
 
 

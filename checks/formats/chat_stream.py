@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from grader import parsers
 from grader.formats.sse import parse_event_stream
 from grader.jsonload import JsonError, StrictDecoder
 from grader.limits import Limits
 from grader.loading import Parsed, Parser, with_format
+from grader.parsers import declared_only
 from grader.problems import Location, Problem
 from grader.records import record
 from grader.schema import SchemaRef
@@ -106,17 +106,15 @@ def _error_problem(line: int, detail: Any, file: str) -> Problem:
 def chat_stream(chunk_schema: SchemaRef) -> Parser:
     """A parser for `sse_raw.txt`: SSE, then each data event as a chat completion chunk.
 
-    Of a stream of `grader.parsers.PRUNED_FROM` characters or more, each valid chunk
-    keeps only the members its schema declares, as the engine's JSON parsers keep theirs
-    (`grader.schema_declared`): 4,096 events padded with undeclared members would
-    otherwise stay alive whole, at 8 times their text, until the checks ran."""
+    Of a long stream, each valid chunk keeps only the members its schema declares, as the
+    engine's JSON parsers keep theirs (`grader.parsers.declared_only`): 4,096 events
+    padded with undeclared members would otherwise stay alive whole, at 8 times their
+    text, until the checks ran."""
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         stream = parse_event_stream(text, max_events=limits["sse_events"])
         decoder = StrictDecoder(limits.number_digits, limits.json_depth, share_keys=True)
-        shape = chunk_schema.declared() if len(text) >= parsers.PRUNED_FROM else None
-        if shape is not None:  # imported for a stream this large only
-            from grader.schema_declared import pruned
+        cut_down = declared_only(chunk_schema, text)
         problems: list[Problem] = []
         events: list[StreamEvent] = []
         if stream.truncated:
@@ -156,8 +154,8 @@ def chat_stream(chunk_schema: SchemaRef) -> Parser:
                 problems.append(
                     Problem(problem.message_id, problem.params, Location(file, line, None, pointer))
                 )
-            if shape is not None and not invalid:
-                value = pruned(value, shape)  # what the format does not declare, no check reads
+            if cut_down is not None and not invalid:
+                value = cut_down(value)  # what the format does not declare, no check reads
             events.append(StreamEvent(line, "chunk", value if isinstance(value, dict) else None))
         if not events and not problems:
             problems.append(Problem("sse.no_events", {}, Location(file, 1)))
