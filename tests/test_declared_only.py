@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,33 +43,45 @@ def _padded(value: object) -> object:
     return value
 
 
+def _padded_text(text: str) -> str | None:
+    """The JSON `text` with an extra member in every object; None when it is no JSON (or
+    too deep for json)."""
+    try:
+        return json.dumps(_padded(json.loads(text)))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _pad_lines(path: Path, pad: Callable[[str], str | None]) -> None:
+    """Each line of `path` as `pad` makes it (None: as it was), its line end kept."""
+    lines = []
+    for line in path.read_text("utf-8", errors="replace").splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        padded = pad(body)
+        lines.append(line if padded is None else padded + line[len(body) :])
+    path.write_text("".join(lines), "utf-8")
+
+
+def _pad_event(line: str) -> str | None:
+    head, _, data = line.partition(":")
+    padded = _padded_text(data) if head == "data" else None
+    return None if padded is None else f"data: {padded}"
+
+
 def _pad_folder(source: Path, target: Path) -> None:
     """A copy of `source` whose JSON documents, JSON Lines records and SSE `data:` events
     each hold an extra member in every object (a file or line that is no JSON is copied
     as it is)."""
     shutil.copytree(source, target)
     for path in target.glob("*.json"):
-        with contextlib.suppress(ValueError, RecursionError):  # no JSON, or too deep for json
-            path.write_text(json.dumps(_padded(json.loads(path.read_text("utf-8")))), "utf-8")
-    for path in target.glob("sse_raw.txt"):  # each `data:` line's JSON, in place
-        lines = []
-        for line in path.read_text("utf-8", errors="replace").splitlines(keepends=True):
-            head, _, data = line.partition(":")
-            try:
-                padded = json.dumps(_padded(json.loads(data))) if head == "data" else None
-            except (ValueError, RecursionError):
-                padded = None
-            end = line[len(line.rstrip("\r\n")) :]
-            lines.append(f"data: {padded}{end}" if padded is not None else line)
-        path.write_text("".join(lines), "utf-8")
+        with contextlib.suppress(UnicodeDecodeError):  # no UTF-8: copied as it is
+            padded = _padded_text(path.read_text("utf-8"))
+            if padded is not None:
+                path.write_text(padded, "utf-8")
     for path in target.glob("*.jsonl"):
-        lines = []
-        for line in path.read_text("utf-8", errors="replace").splitlines(keepends=True):
-            try:
-                lines.append(json.dumps(_padded(json.loads(line))) + "\n")
-            except (ValueError, RecursionError):
-                lines.append(line)
-        path.write_text("".join(lines), "utf-8")
+        _pad_lines(path, _padded_text)
+    for path in target.glob("sse_raw.txt"):
+        _pad_lines(path, _pad_event)
 
 
 def _graded(folder: Path) -> str:
