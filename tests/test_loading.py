@@ -163,31 +163,50 @@ def test_a_file_marked_parse_last_is_parsed_after_the_others_in_the_labs_order(
     assert artifacts["sse_py"].status == "valid"
 
 
-def test_the_files_parsed_last_are_parsed_without_the_collector_which_resumes_after(
+def test_a_grade_loads_and_checks_without_the_collector_which_resumes_after(
     rubric, submission: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The collector is paused while sse.py (`parse_last`) is parsed, after the other
-    files, and running again afterwards, whether loading finished or not."""
+    """The collector is paused while a grade parses every file and runs the checks, and
+    running again afterwards, whether the grade finished or not."""
     import gc
 
     from checks import LAB
     from grader import grade
 
     seen: list[bool] = []
-    parse_decoded = grade.parse_decoded
+    parse_decoded, run_checks = grade.parse_decoded, grade.run_checks
 
-    def watching(spec, got, text, limits):  # type: ignore[no-untyped-def]
+    def parsing(spec, got, text, limits):  # type: ignore[no-untyped-def]
         seen.append(gc.isenabled())
         return parse_decoded(spec, got, text, limits)
 
-    def broken(spec, got, text, limits):  # type: ignore[no-untyped-def]
-        raise RuntimeError("a bug in a parser")
+    def checking(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return run_checks(*args, **kwargs)
 
-    limits = rubric.make_limits(LAB.limits)
-    monkeypatch.setattr(grade, "parse_decoded", watching)
-    grade.load_each(LAB, str(submission), {}, limits)
-    assert seen == [True] * (len(LAB.artifacts) - 1) + [False] and gc.isenabled()
-    monkeypatch.setattr(grade, "parse_decoded", broken)
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a bug in a check")
+
+    monkeypatch.setattr(grade, "parse_decoded", parsing)
+    monkeypatch.setattr(grade, "run_checks", checking)
+    grade.grade(LAB, str(submission), rubric)
+    assert seen == [False] * (len(LAB.artifacts) + 1) and gc.isenabled()
+    monkeypatch.setattr(grade, "run_checks", broken)
     with pytest.raises(RuntimeError):
-        grade.load_each(LAB, str(submission), {}, limits)
+        grade.grade(LAB, str(submission), rubric)
     assert gc.isenabled()
+
+
+def test_a_grade_leaves_a_paused_collector_paused(rubric, submission: Path) -> None:
+    """A caller that paused the collector itself finds it paused after a grade."""
+    import gc
+
+    from checks import LAB
+    from grader import grade
+
+    gc.disable()
+    try:
+        grade.grade(LAB, str(submission), rubric)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
