@@ -28,7 +28,8 @@ other work slows down slows both; the table gives the median and the interquarti
    every file of every student differs in bytes, every student gets its real base's
    verdict), with `--jobs 1` and `--jobs 2`.
 4. Time and peak memory of one grade with files just under their caps (the lab's:
-   `checks/rubric.toml [limits]` over the lab's declared defaults), and refusing a 1 GB log.
+   `checks/rubric.toml [limits]` over the lab's declared defaults), the same with every
+   timing block of the log its own, and refusing a 1 GB log.
 5. Growth with input size: sse_raw.txt events and server.log lines.
 
 Usage: python bench/run.py [--venv DIR [--reinstall]] [--rounds N] [--batch N] [--quick]
@@ -41,6 +42,8 @@ import argparse
 import json
 import os
 import platform
+import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -348,19 +351,60 @@ def caps(venv: Venv) -> dict[str, int]:
     return {name: limits[name] for name in limits.names()}
 
 
-def near_caps_submission(folder: Path, cap: dict[str, int], every_file: bool) -> None:
+_TASK = re.compile(r"(\| task |id_task = )(\d+)")
+_TIME = re.compile(r"(prompt eval time|eval time|total time) = +([\d.]+) ms / +(\d+) tokens.*")
+
+
+def _own_figures(line: str, copy: int, state: dict[str, float]) -> str:
+    """`line` of the real log's `copy`-th copy as a long-running server would have printed
+    it: its task ids its own (the copy's number in the thousands), and a timing block's
+    times slower or faster by the block's own factors (within 0.5 %, so that the clock
+    stamps still hold them), its figures and total redone as llama.cpp prints them."""
+    line = _TASK.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + 1000 * copy}", line)
+    timing = _TIME.search(line) if "print_timing" in line else None
+    if timing is None:
+        return line
+    kind, ms, n = timing.group(1), float(timing.group(2)), int(timing.group(3))
+    if kind == "prompt eval time":
+        state["prompt_factor"] = state["random"].uniform(0.995, 1.0)
+        state["eval_factor"] = state["random"].uniform(0.995, 1.0)
+        ms = state["prompt_ms"] = round(ms * state["prompt_factor"], 2)
+    elif kind == "eval time":
+        ms = state["eval_ms"] = round(ms * state["eval_factor"], 2)
+    else:
+        ms = round(state["prompt_ms"] + state["eval_ms"], 2)
+    body = f"{kind} = {ms:10.2f} ms / {n:5d} tokens"
+    if kind != "total time":
+        body += f" ({ms / n:8.2f} ms per token, {1000 * n / ms:8.2f} tokens per second)"
+    return line[: timing.start()] + body + "\n"
+
+
+def near_caps_submission(
+    folder: Path, cap: dict[str, int], every_file: bool, distinct: bool = False
+) -> None:
     """The real capture with its lab-capped files (sse_raw.txt, server.log, sse.py) just
     under their caps; with `every_file`, every JSON file too (documents padded with an
-    extra key, chunks.jsonl at its record cap)."""
+    extra key, chunks.jsonl at its record cap).
+
+    The log is copies of the real one, so its 17,900 timing blocks print 14 distinct
+    prompt times; with `distinct`, every copy but the first two (which the student's
+    files still match) has its own task ids and every timing block its own factors
+    (`_own_figures`), as a server that ran that long would print them: 5,100 distinct
+    prompt times, and a cache of what was worked out for one block seldom helps the
+    next. The verdicts are the same."""
     shutil.copytree(SUBMISSION, folder)
     events = (SUBMISSION / "sse_raw.txt").read_text("utf-8").split("\n\n")
     head, chunk = events[0] + "\n\n", events[1] + "\n\n"
     count = min(cap["sse_events"] - 10, (cap["file_bytes"] - 4096) // len(chunk.encode()))
     (folder / "sse_raw.txt").write_text(head + chunk * count + "data: [DONE]\n", "utf-8")
     lines = (SUBMISSION / "server.log").read_text("utf-8").splitlines(keepends=True)
+    state: dict[str, Any] = {"random": random.Random(13)}
     out, size = [], 0
     while len(out) < cap["log_lines"] - 1:
-        line = lines[len(out) % len(lines)]
+        copy, line = divmod(len(out), len(lines))
+        line = lines[line]
+        if distinct and copy >= 2:
+            line = _own_figures(line, copy, state)
         if size + len(line.encode()) >= cap["log_bytes"]:
             break
         out.append(line)
@@ -404,11 +448,13 @@ def memory(venv: Venv, work: Path) -> list[str]:
         ("the real correct capture", lambda f: shutil.copytree(SUBMISSION, f)),
         ("sse_raw.txt, server.log, sse.py just under the lab's caps",
          lambda f: near_caps_submission(f, cap, False)),
+        ("the same, every timing block of the log with figures of its own",
+         lambda f: near_caps_submission(f, cap, False, distinct=True)),
         ("every file just under its cap", lambda f: near_caps_submission(f, cap, True)),
         ("server.log of 1 GB (refused)", lambda f: _huge_log(f)),
     ]  # fmt: skip
-    for name, make in cases:
-        folder = work / name.split()[0].replace(",", "")
+    for index, (name, make) in enumerate(cases):
+        folder = work / f"near-caps-{index}"
         shutil.rmtree(folder, ignore_errors=True)
         make(folder)
         runs = []  # each a cold grade in a fresh process; one run is at the machine's mercy
