@@ -43,6 +43,18 @@ def declared_only(schema: SchemaRef, text: str) -> Callable[[Any], Any] | None:
     return lambda value: pruned(value, shape)
 
 
+def declared_only_all(schema: SchemaRef, text: str) -> Callable[[list[Any]], list[Any]] | None:
+    """`declared_only` for many values read from `text` at once (a stream's chunks, a
+    file's records): the list back as it is when none holds an undeclared member, found
+    by one walk of them all (`grader.schema_declared.pruned_all`)."""
+    if len(text) < PRUNED_FROM:
+        return None
+    from grader.schema_declared import pruned_all
+
+    shape = schema.declared()
+    return lambda values: pruned_all(values, shape)
+
+
 def json_document(schema: SchemaRef) -> Parser:
     """A parser for one strict JSON document valid against `schema` (one of the lab's).
 
