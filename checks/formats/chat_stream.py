@@ -37,9 +37,11 @@ if TYPE_CHECKING:
     EventKind = Literal["chunk", "done", "error"]
 
 
-@record(frozen=True)
+@record(frozen=True, slots=True)
 class StreamEvent:
-    """One data event: its first line, what it is, and the decoded chunk if it is one."""
+    """One data event: its first line, what it is, and the decoded chunk if it is one.
+    (With slots: a near-cap stream has 4,096 of them, each made in a few hundred
+    instructions less and holding no dict.)"""
 
     line: int
     kind: EventKind
