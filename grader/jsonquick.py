@@ -65,10 +65,20 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+def _finite(text: str) -> float:
+    """A float's value, refused when infinite (`1e999`): the one Python call per float,
+    of many small texts (`quick_values`), where floats are few."""
+    value = float(text)
+    if isinf(value):
+        raise _Refused("huge")
+    return value
+
+
 _PLAIN = json.JSONDecoder(parse_constant=_refuse).scan_once
 _UNIQUE = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_refuse).scan_once
+_FINITE = json.JSONDecoder(parse_float=_finite, parse_constant=_refuse).scan_once
 """The C decoder's scanners, NaN and Infinity refused, the second with each object's keys
-tested; made once, not per decoder."""
+tested, the third with each float's; made once, not per decoder."""
 
 
 def long_run(max_digits: int) -> bytes:
@@ -101,14 +111,13 @@ def has_long_digit_run(text: str, run: bytes) -> bool:
 
 _IS_DICT = frozenset((dict,)).__contains__
 _IS_LIST = frozenset((list,)).__contains__
-_IS_FLOAT = frozenset((float,)).__contains__
 _IS_CONTAINER = frozenset((dict, list)).__contains__
 """Tests of a value's type, called from C (`map`) with no Python frame."""
 
 
-def shape(value: Any) -> tuple[int, int, bool]:
-    """The nesting depth of a decoded value, the entries of all its objects, and whether
-    any of its numbers is infinite, without recursion (the value may be deep).
+def shape(value: Any) -> tuple[int, int]:
+    """The nesting depth of a decoded value and the entries of all its objects, without
+    recursion (the value may be deep).
 
     One level at a time: each pass keeps only the containers of the next level, so a
     number or a string costs one test, never a stack entry (a near-cap document holds a
@@ -117,7 +126,6 @@ def shape(value: Any) -> tuple[int, int, bool]:
     their type.
     """
     deepest = entries = 0
-    infinite = type(value) is float and isinf(value)
     level = [value] if _IS_CONTAINER(type(value)) else []
     while level:
         deepest += 1
@@ -130,10 +138,8 @@ def shape(value: Any) -> tuple[int, int, bool]:
                 chain.from_iterable(compress(level, map(_IS_LIST, kinds))),
             )
         )
-        kinds = list(map(type, children))
-        infinite = infinite or any(map(isinf, compress(children, map(_IS_FLOAT, kinds))))
-        level = list(compress(children, map(_IS_CONTAINER, kinds)))
-    return deepest, entries, infinite
+        level = list(compress(children, map(_IS_CONTAINER, map(type, children))))
+    return deepest, entries
 
 
 def quick_value(text: str, run: bytes, max_depth: int) -> Any:
@@ -144,7 +150,7 @@ def quick_value(text: str, run: bytes, max_depth: int) -> Any:
     start = _SPACE.match(text).end()
     try:
         value, end = _PLAIN(text, start)
-        depth, entries, _ = shape(value)  # an infinite number: known by its text already
+        depth, entries = shape(value)
         if entries != text.count(":"):
             value, end = _UNIQUE(text, start)
     except (StopIteration, ValueError, RecursionError):
@@ -160,23 +166,21 @@ def quick_values(texts: list[str], run: bytes, max_depth: int) -> list[Any] | ob
     character to its last (space around it is left to the exact path).
 
     The module docstring's tests, once for all the texts: the digit runs in their texts
-    joined by LFs (a LF ends every run, so none spans two texts), then of the values the
-    infinite numbers (the exact path refuses a float whose text is short only when its
-    value is infinite: no "e570" of a build id sends a stream to the exact path); the
-    entries of all the values against all their ":"; the deepest of them. A text with no
+    joined by LFs (a LF ends every run, so none spans two texts); each float's value
+    (`_finite`: the exact path refuses a float whose text is that short only when it is
+    infinite, so no "e570" of a build id sends a stream to the exact path); the entries
+    of all the values against all their ":"; the deepest of them. A text with no
     value at its start makes the C decoder raise StopIteration, which ends `map` early
     and silently: so the values are counted."""
     joined = "\n".join(texts)
     if has_long_digit_run(joined, run):
         return UNSURE
     try:
-        decoded = list(map(_PLAIN, texts, repeat(0)))
+        decoded = list(map(_FINITE, texts, repeat(0)))
         if not _whole(decoded, texts):
             return UNSURE
         values = list(map(itemgetter(0), decoded))
-        depth, entries, infinite = shape(values)  # one level more: the list of them
-        if infinite:
-            return UNSURE
+        depth, entries = shape(values)  # one level more: the list of them
         if entries != joined.count(":"):
             values = list(map(itemgetter(0), map(_UNIQUE, texts, repeat(0))))
     except (ValueError, RecursionError):
