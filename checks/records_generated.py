@@ -11,12 +11,14 @@ from grader.records import FACTORY, cannot_assign, cannot_delete
 def _checks_formats_chat_stream_StreamEvent(cls, defaults, factories):
     """The methods of `checks.formats.chat_stream.StreamEvent`."""
     (d_chunk,) = defaults
-    set_field = object.__setattr__
+    set_line = cls.line.__set__
+    set_kind = cls.kind.__set__
+    set_chunk = cls.chunk.__set__
 
     def __init__(self, line: int, kind: EventKind, chunk: dict[str, Any] | None = d_chunk):
-        set_field(self, 'line', line)
-        set_field(self, 'kind', kind)
-        set_field(self, 'chunk', chunk)
+        set_line(self, line)
+        set_kind(self, kind)
+        set_chunk(self, chunk)
 
     def __repr__(self):
         return f"{self.__class__.__qualname__}(line={self.line!r}, kind={self.kind!r}, chunk={self.chunk!r})"
@@ -438,7 +440,7 @@ def _checks_source_Outline(cls, defaults, factories):
 
 
 RECORDS = {
-    'checks.formats.chat_stream.StreamEvent': (('line', 'kind', 'chunk'), True, False, _checks_formats_chat_stream_StreamEvent),
+    'checks.formats.chat_stream.StreamEvent': (('line', 'kind', 'chunk'), True, True, _checks_formats_chat_stream_StreamEvent),
     'checks.formats.chat_stream.ChatStream': (('events', 'done_terminated'), True, False, _checks_formats_chat_stream_ChatStream),
     'checks.formats.llama_log_model.Figures': (('per_token_ms', 'per_second'), True, True, _checks_formats_llama_log_model_Figures),
     'checks.formats.llama_log_model.TaskTiming': (('task', 'line', 'prompt_ms', 'prompt_n', 'eval_ms', 'eval_n', 'prompt_figures', 'eval_figures', 'total_ms', 'total_n', 'time_ms', 'prefixed'), True, True, _checks_formats_llama_log_model_TaskTiming),

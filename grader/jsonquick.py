@@ -19,11 +19,18 @@ enough:
 - Nesting and trailing data: the exact path's own tests, on the same value; a
   RecursionError or any other error of the C decoder sends the text to the exact path.
   (Lone surrogates are tested by the caller, with the exact path's own test.)
+
+Many small documents (a stream's events, a JSON Lines file's records) are tried together
+(`quick_values`): each is decoded by the C decoder, one call per document with no Python
+frame between them, and the tests above are made once over all of them.
 """
 
 from __future__ import annotations
 
 import json
+from itertools import chain, compress, repeat
+from math import isinf
+from operator import itemgetter
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
@@ -58,10 +65,20 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+def _finite(text: str) -> float:
+    """A float's value, refused when infinite (`1e999`): the one Python call per float,
+    of many small texts (`quick_values`), where floats are few."""
+    value = float(text)
+    if isinf(value):
+        raise _Refused("huge")
+    return value
+
+
 _PLAIN = json.JSONDecoder(parse_constant=_refuse).scan_once
 _UNIQUE = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_refuse).scan_once
+_FINITE = json.JSONDecoder(parse_float=_finite, parse_constant=_refuse).scan_once
 """The C decoder's scanners, NaN and Infinity refused, the second with each object's keys
-tested; made once, not per decoder."""
+tested, the third with each float's; made once, not per decoder."""
 
 
 def long_run(max_digits: int) -> bytes:
@@ -85,25 +102,43 @@ def may_hold_refused_number(text: str, run: bytes) -> bool:
     return run in shape_of or b"e000" in shape_of or b"e+000" in shape_of
 
 
+def has_long_digit_run(text: str, run: bytes) -> bool:
+    """Whether `text` holds a run of digits as long as `run`: the half of
+    `may_hold_refused_number` that a number's text is needed for. (Of a float's, the
+    other half asks only whether its value is infinite, which the value tells.)"""
+    return run in text.encode("utf-8", "surrogatepass").translate(_NUMBER_SHAPE)
+
+
+_IS_DICT = frozenset((dict,)).__contains__
+_IS_LIST = frozenset((list,)).__contains__
+_IS_CONTAINER = frozenset((dict, list)).__contains__
+"""Tests of a value's type, called from C (`map`) with no Python frame."""
+
+
 def shape(value: Any) -> tuple[int, int]:
     """The nesting depth of a decoded value and the entries of all its objects, without
     recursion (the value may be deep).
 
     One level at a time: each pass keeps only the containers of the next level, so a
-    number or a string costs one test in a list comprehension, never a stack entry (a
-    near-cap document holds a million of them).
+    number or a string costs one test, never a stack entry (a near-cap document holds a
+    million of them). Every step is a C loop (`map`, `compress`, `chain`), no Python
+    code per item: a decoded value's containers are plain dicts and lists, told apart by
+    their type.
     """
     deepest = entries = 0
-    level = [value] if isinstance(value, (dict, list)) else []
+    level = [value] if _IS_CONTAINER(type(value)) else []
     while level:
         deepest += 1
-        entries += sum([len(item) for item in level if isinstance(item, dict)])
-        level = [
-            child
-            for item in level
-            for child in (item.values() if isinstance(item, dict) else item)
-            if isinstance(child, (dict, list))
-        ]
+        kinds = list(map(type, level))
+        dicts = list(compress(level, map(_IS_DICT, kinds)))
+        entries += sum(map(len, dicts))
+        children = list(
+            chain(
+                chain.from_iterable(map(dict.values, dicts)),
+                chain.from_iterable(compress(level, map(_IS_LIST, kinds))),
+            )
+        )
+        level = list(compress(children, map(_IS_CONTAINER, map(type, children))))
     return deepest, entries
 
 
@@ -123,3 +158,36 @@ def quick_value(text: str, run: bytes, max_depth: int) -> Any:
     if _SPACE.match(text, end).end() != len(text) or depth > max_depth:
         return UNSURE
     return value
+
+
+def quick_values(texts: list[str], run: bytes, max_depth: int) -> list[Any] | object:
+    """The value of each text, as the exact path would give it, or `UNSURE` when any of
+    them might hold what the exact path refuses, or is not one value from its first
+    character to its last (space around it is left to the exact path).
+
+    The module docstring's tests, once for all the texts: the digit runs in their texts
+    joined by LFs (a LF ends every run, so none spans two texts); each float's value
+    (`_finite`: the exact path refuses a float whose text is that short only when it is
+    infinite, so no "e570" of a build id sends a stream to the exact path); the entries
+    of all the values against all their ":"; the deepest of them. A text with no
+    value at its start makes the C decoder raise StopIteration, which ends `map` early
+    and silently: so the values are counted."""
+    joined = "\n".join(texts)
+    if has_long_digit_run(joined, run):
+        return UNSURE
+    try:
+        decoded = list(map(_FINITE, texts, repeat(0)))
+        if not _whole(decoded, texts):
+            return UNSURE
+        values = list(map(itemgetter(0), decoded))
+        depth, entries = shape(values)  # one level more: the list of them
+        if entries != joined.count(":"):
+            values = list(map(itemgetter(0), map(_UNIQUE, texts, repeat(0))))
+    except (ValueError, RecursionError):
+        return UNSURE
+    return UNSURE if depth - 1 > max_depth else values
+
+
+def _whole(decoded: list[tuple[Any, int]], texts: list[str]) -> bool:
+    """Whether there is a value for each text, ending where its text ends."""
+    return list(map(itemgetter(1), decoded)) == list(map(len, texts))

@@ -43,6 +43,18 @@ def declared_only(schema: SchemaRef, text: str) -> Callable[[Any], Any] | None:
     return lambda value: pruned(value, shape)
 
 
+def declared_only_all(schema: SchemaRef, text: str) -> Callable[[list[Any]], list[Any]] | None:
+    """`declared_only` for many values read from `text` at once (a stream's chunks, a
+    file's records): the list back as it is when none holds an undeclared member, found
+    by one walk of them all (`grader.schema_declared.pruned_all`)."""
+    if len(text) < PRUNED_FROM:
+        return None
+    from grader.schema_declared import pruned_all
+
+    shape = schema.declared()
+    return lambda values: pruned_all(values, shape)
+
+
 def json_document(schema: SchemaRef) -> Parser:
     """A parser for one strict JSON document valid against `schema` (one of the lab's).
 
@@ -70,74 +82,99 @@ def json_document(schema: SchemaRef) -> Parser:
 _LINE_END = patterns.compile(r"\r\n|\r|\n")
 
 
+def _line_by_line(
+    lines: list[str],
+    file: str,
+    limits: Limits,
+    decoder: StrictDecoder,
+    schema: SchemaRef,
+    cut_down: Callable[[Any], Any] | None,
+) -> Parsed:
+    """What `json_lines` reads from any file: each line decoded and validated by itself,
+    each problem found with its line."""
+    records: list[object] = []
+    record_lines: list[int] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(lines, start=1):
+        if len(problems) >= limits.problems_per_file:
+            break  # the file is invalid either way; its first problems say why
+        if not line.strip():
+            continue
+        if len(records) >= limits.jsonl_records:
+            problems.append(
+                Problem("jsonl.too_many", {"limit": limits.jsonl_records}, Location(file, number))
+            )
+            break
+        try:
+            value = decoder.decode(line, file)
+        except JsonError as error:
+            loc = error.problem.location or Location(file)
+            problems.append(
+                Problem(
+                    error.problem.message_id,
+                    error.problem.params,
+                    Location(file, number, loc.column, f"/{len(records)}"),
+                )
+            )
+            records.append(None)
+        else:
+            found = schema.validate(value, (len(records),))
+            for problem in found:
+                problems.append(
+                    Problem(
+                        problem.message_id,
+                        problem.params,
+                        Location(
+                            file,
+                            number,
+                            None,
+                            problem.location.pointer if problem.location else None,
+                        ),
+                    )
+                )
+            if cut_down is not None and not found:
+                value = cut_down(value)
+            records.append(value)
+        record_lines.append(number)
+    return Parsed(records, problems, _record_line_of(record_lines))
+
+
+def _record_line_of(record_lines: list[int]) -> Callable[[str], int | None]:
+    """The physical line of the record a pointer is in: a record is one line, so every
+    pointer into it is on that line (no line text is kept to walk)."""
+
+    def line_of(pointer: str) -> int | None:
+        head = pointer.split("/")[1] if pointer.startswith("/") else ""
+        if not head.isdigit() or int(head) >= len(record_lines):
+            return None
+        return record_lines[int(head)]
+
+    return line_of
+
+
 def json_lines(schema: SchemaRef) -> Parser:
     """A parser for JSON Lines: one strict JSON value per line, each valid against `schema`.
 
     Blank lines carry no record and are skipped. The value is the list of records (of a
     file of `PRUNED_FROM` characters or more, each valid one with only the members the
     schema declares: `grader.schema_declared`); a record's pointer is `/<index>` and
-    maps back to its physical line.
+    maps back to its physical line. A file whose every record is valid is read in bulk:
+    its lines decoded (`StrictDecoder.quick_all`) and validated in one call each; any
+    other, line by line, which finds each problem and its place.
     """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
         decoder = StrictDecoder(limits.number_digits, limits.json_depth, share_keys=True)
-        cut_down = declared_only(schema, text)
-        records: list[object] = []
-        record_lines: list[int] = []
-        problems: list[Problem] = []
-        for number, line in enumerate(_LINE_END.split(text), start=1):
-            if len(problems) >= limits.problems_per_file:
-                break  # the file is invalid either way; its first problems say why
-            if not line.strip():
-                continue
-            if len(records) >= limits.jsonl_records:
-                problems.append(
-                    Problem(
-                        "jsonl.too_many", {"limit": limits.jsonl_records}, Location(file, number)
-                    )
-                )
-                break
-            try:
-                value = decoder.decode(line, file)
-            except JsonError as error:
-                loc = error.problem.location or Location(file)
-                problems.append(
-                    Problem(
-                        error.problem.message_id,
-                        error.problem.params,
-                        Location(file, number, loc.column, f"/{len(records)}"),
-                    )
-                )
-                records.append(None)
-            else:
-                found = schema.validate(value, (len(records),))
-                for problem in found:
-                    problems.append(
-                        Problem(
-                            problem.message_id,
-                            problem.params,
-                            Location(
-                                file,
-                                number,
-                                None,
-                                problem.location.pointer if problem.location else None,
-                            ),
-                        )
-                    )
-                if cut_down is not None and not found:
-                    value = cut_down(value)
-                records.append(value)
-            record_lines.append(number)
-
-        def line_of(pointer: str) -> int | None:
-            """The physical line of the record a pointer is in: a record is one line, so
-            every pointer into it is on that line (no line text is kept to walk)."""
-            head = pointer.split("/")[1] if pointer.startswith("/") else ""
-            if not head.isdigit() or int(head) >= len(record_lines):
-                return None
-            return record_lines[int(head)]
-
-        return Parsed(records, problems, line_of)
+        lines = _LINE_END.split(text)
+        numbers = [number for number, line in enumerate(lines, start=1) if line.strip()]
+        if len(numbers) <= limits.jsonl_records:
+            records = decoder.quick_all([lines[number - 1] for number in numbers])
+            if records is not None and schema.all_conform(records):
+                cut_down = declared_only_all(schema, text)
+                if cut_down is not None:
+                    records = cut_down(records)
+                return Parsed(records, [], _record_line_of(numbers))
+        return _line_by_line(lines, file, limits, decoder, schema, declared_only(schema, text))
 
     return with_format(parse, schema, "line")
 

@@ -296,6 +296,39 @@ def _grader_formats_sse_Stream(cls, defaults, factories):
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
 
 
+def _grader_formats_sse_PlainData(cls, defaults, factories):
+    """The methods of `grader.formats.sse.PlainData`."""
+    set_field = object.__setattr__
+
+    def __init__(self, data: list[str], last_terminated: bool, line_count: int):
+        set_field(self, 'data', data)
+        set_field(self, 'last_terminated', last_terminated)
+        set_field(self, 'line_count', line_count)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(data={self.data!r}, last_terminated={self.last_terminated!r}, line_count={self.line_count!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.data, self.last_terminated, self.line_count) == (other.data, other.last_terminated, other.line_count)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.data, self.last_terminated, self.line_count))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('data', 'last_terminated', 'line_count'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('data', 'last_terminated', 'line_count'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
 def _grader_jsonload_LineIndex(cls, defaults, factories):
     """The methods of `grader.jsonload.LineIndex`."""
     (d_starts,) = defaults
@@ -1276,6 +1309,7 @@ RECORDS = {
     'grader.formats.sse.Event': (('line', 'end_line', 'type', 'data', 'id', 'data_lines', 'terminated'), True, False, _grader_formats_sse_Event),
     'grader.formats.sse.Field': (('line', 'name', 'value'), True, False, _grader_formats_sse_Field),
     'grader.formats.sse.Stream': (('events', 'comments', 'unknown_fields', 'retry', 'line_count', 'truncated'), True, False, _grader_formats_sse_Stream),
+    'grader.formats.sse.PlainData': (('data', 'last_terminated', 'line_count'), True, False, _grader_formats_sse_PlainData),
     'grader.jsonload.LineIndex': (('starts',), False, False, _grader_jsonload_LineIndex),
     'grader.lab.Leaderboard': (('name', 'check', 'key', 'order'), True, False, _grader_lab_Leaderboard),
     'grader.lab.Lab': (('name', 'artifacts', 'checks', 'package', 'schemas', 'title', 'rubric_file', 'limits', 'default_folder', 'path_options', 'samples', 'sample', 'class_report', 'leaderboard'), True, False, _grader_lab_Lab),

@@ -31,6 +31,8 @@ to a schema being read (a recursive format).
 
 from __future__ import annotations
 
+from itertools import chain, compress, repeat
+
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
@@ -87,6 +89,36 @@ def pruned(value: Any, shape: Shape) -> Any:
             cut = list(value) if cut is value else cut
             cut[index] = kept
     return cut
+
+
+_IS_DICT = frozenset((dict,)).__contains__
+_IS_LIST = frozenset((list,)).__contains__
+
+
+def pruned_all(values: list[Any], shape: Shape) -> list[Any]:
+    """Each of `values` (as the JSON decoder makes them: plain dicts and lists) cut down
+    by `shape`, as `pruned` cuts one; `values` itself when none holds an undeclared
+    member (what a stream of a real server's chunks is).
+
+    Whether anything is undeclared is asked of all the values at once, one place of the
+    shape at a time (the root, each member, an array's items): the members found in all
+    the objects there, each step a C loop over them all. Walking each value by itself
+    took 86 M instructions of a near-cap stream's 4,088 chunks, cutting nothing."""
+    places: list[tuple[list[Any], Shape]] = [(values, shape)]
+    while places:
+        found, place = places.pop()
+        if isinstance(place, dict):
+            objects = list(compress(found, map(_IS_DICT, map(type, found))))
+            members = set(chain.from_iterable(objects))
+            if not members <= place.keys():
+                return [pruned(value, shape) for value in values]
+            for name in members:
+                if place[name] is not None:
+                    places.append((list(map(dict.get, objects, repeat(name))), place[name]))
+        elif place is not None:
+            arrays = compress(found, map(_IS_LIST, map(type, found)))
+            places.append((list(chain.from_iterable(arrays)), place[0]))
+    return values
 
 
 def declared(schema: Any, by_id: dict[str, Any]) -> Shape:

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from checks import LAB, SCHEMAS
+from checks.formats import chat_stream as chat_stream_module
 from checks.formats.chat_stream import ChatStream, chat_stream
+from grader import parsers
 
 parse = chat_stream(SCHEMAS["sse_chunk"])
 LIMITS = LAB.default_limits()
@@ -122,3 +129,89 @@ def test_the_facts_of_a_stream_are_those_of_its_answer_before_done() -> None:
     assert [e.content for e in stream.content_events] == ["a", "b"]
     assert stream.content == "ab"
     assert stream.content == "ab" and len(stream.chunks) == 4  # asked again: the same
+
+
+# A plain stream (only `data: ` lines and empty lines, as llama-server sends it) is read
+# in bulk when every event is a valid chunk or [DONE]; the result must be what reading it
+# event by event gives, whatever the stream holds.
+
+ROOT = Path(__file__).resolve().parent
+STREAMS = sorted(
+    {
+        p.read_text("utf-8")
+        for p in [
+            *ROOT.glob("data/real/*/sse_raw.txt"),
+            *ROOT.parent.glob("sample_submissions/*/sse_raw.txt"),
+        ]
+    }
+)
+
+
+def _read_both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
+    def outcome() -> tuple:
+        parsed = parse(text, "sse_raw.txt", LIMITS)
+        lines = [parsed.line_of(f"/{i}/choices") for i in range(-1, 80)]
+        return parsed.value, parsed.problems, lines, parsed.line_of("/01"), parsed.line_of("")
+
+    quick = outcome()
+    with monkeypatch.context() as patch:
+        patch.setattr(chat_stream_module, "plain_data", lambda text, max_events: None)
+        each = outcome()
+    return quick, each
+
+
+@pytest.mark.parametrize("text", STREAMS, ids=range(len(STREAMS)))
+@pytest.mark.parametrize("cut_down", [False, True], ids=["whole", "cut down"])
+def test_a_real_stream_read_in_bulk_is_what_reading_each_event_gives(
+    text: str, cut_down: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if cut_down:
+        monkeypatch.setattr(parsers, "PRUNED_FROM", 0)
+    quick, each = _read_both(text, monkeypatch)
+    assert quick == each
+
+
+def test_a_real_capture_is_read_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (ROOT / "data" / "real" / "correct" / "sse_raw.txt").read_text("utf-8")
+    monkeypatch.setattr(chat_stream_module, "parse_event_stream", None)  # never called
+    parsed = parse(text, "sse_raw.txt", LIMITS)
+    assert parsed.problems == [] and len(parsed.value.events) == 67
+
+
+_EVENTS = [
+    ROLE.removesuffix("\n\n"),
+    chunk({"content": "Hi: there"}).removesuffix("\n\n"),
+    chunk({}, "stop", timings=TIMINGS).removesuffix("\n\n"),
+    chunk({"content": "x"}, extra={"deep": [[1]]}).removesuffix("\n\n"),
+    "data: [DONE]",
+    "data:  [DONE] ",
+    'data: {"error": {"message": "boom"}}',
+    'data: {"choices": [], "choices": []}',
+    'data: {"choices": [{"index": -1}]}',
+    'data: {"choices": [], "n": 1e999}',
+    'data: {"choices": [], "s": "\\ud800"}',
+    'data: {"choices": 5}',
+    "data: [1, 2]",
+    "data: {",
+    "data: ",
+    "data:{}",
+    ": keep-alive",
+    "event: error",
+]
+
+
+@settings(deadline=None)
+@given(
+    st.lists(st.sampled_from(_EVENTS), min_size=1, max_size=6),
+    st.sampled_from(["\n\n", "\n", ""]),
+    st.booleans(),
+)
+def test_any_stream_read_in_bulk_is_what_reading_each_event_gives(
+    events: list[str], end: str, cut_down: bool
+) -> None:
+    text = "\n\n".join(events) + end
+    with pytest.MonkeyPatch.context() as patch:
+        if cut_down:
+            patch.setattr(parsers, "PRUNED_FROM", 0)
+        quick, each = _read_both(text, patch)
+    assert quick == each

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.jsonload import JsonError, PositionMap, StrictDecoder
-from grader.jsonquick import QUICK_FROM, UNSURE, long_run, quick_value
+from grader.jsonquick import QUICK_FROM, UNSURE, long_run, quick_value, shape
 
 decoder = StrictDecoder(max_digits=100, max_depth=64)
 
@@ -321,3 +321,83 @@ def test_a_document_with_a_hex_build_id_decodes_as_the_exact_path_decodes_it() -
 
 def test_a_long_document_with_a_lone_surrogate_is_refused() -> None:
     assert problem(_long('{"s": "\\ud800"}')).message_id == "json.lone_surrogate"
+
+
+# Many texts at once (`StrictDecoder.quick_all`, a stream's events): the values `decode`
+# gives each of them, or None whenever `decode` would refuse any (or might: then each
+# is decoded by `decode`, which says what and where).
+
+
+def _each(strict: StrictDecoder, texts: list[str]) -> list[object] | None:
+    try:
+        return [strict.decode(text, "f.json") for text in texts]
+    except JsonError:
+        return None
+
+
+@settings(deadline=None)
+@given(st.lists(_TEXTS | _VALID_TEXTS, max_size=4), st.sampled_from(_DECODERS))
+def test_many_texts_decode_together_as_each_alone_or_not_at_all(
+    texts: list[str], strict: StrictDecoder
+) -> None:
+    together = strict.quick_all(texts)
+    if together is not None:
+        assert repr(together) == repr(_each(strict, texts))
+
+
+@settings(deadline=None)
+@given(st.lists(_VALID_TEXTS, max_size=4), st.sampled_from(_DECODERS))
+def test_many_texts_are_refused_together_when_any_is_refused_alone(
+    texts: list[str], strict: StrictDecoder
+) -> None:
+    if _each(strict, texts) is None:
+        assert strict.quick_all(texts) is None
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ['{"a": 1}', '{"a": 1, "a": 2}'],
+        ['{"url": "http://x"}', '{"k": 1, "k": 2}'],
+        ['{"n": 1e999}'],
+        ["[-1e400]"],
+        ["[" + "1" * 101 + "]"],
+        ['{"s": "\\ud800"}', '{"s": "\ud800"}'],
+        ["[" * 65 + "]" * 65],
+        ["NaN"],
+        [""],
+        [" {}"],
+        ["{} "],
+        ["{}x"],
+        ["1", "2,3"],
+    ],
+)
+def test_one_text_that_decode_refuses_or_that_is_not_one_whole_value_is_left_to_it(
+    texts: list[str],
+) -> None:
+    assert decoder.quick_all(texts) is None
+
+
+def test_texts_of_plain_values_decode_together() -> None:
+    texts = ['{"url": "http://x", "n": 1.5}', "[1, 2]", '"b1-0c1e570"', '{"e": "1e570"}']
+    assert decoder.quick_all(texts) == [
+        {"url": "http://x", "n": 1.5},
+        [1, 2],
+        "b1-0c1e570",
+        {"e": "1e570"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        (1, (0, 0)),
+        ([], (1, 0)),
+        ({"a": [1, {"b": 2, "c": [-1.5]}]}, (4, 3)),
+        ([[[]]], (3, 0)),
+    ],
+)
+def test_shape_gives_the_depth_and_the_entries_of_all_objects(
+    value: object, found: tuple[int, int]
+) -> None:
+    assert shape(value) == found

@@ -11,9 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from grader.schema_declared import declared, pruned
+from grader.schema_declared import declared, pruned, pruned_all
 
 SUITE = Path(__file__).parent / "data" / "json-schema-test-suite" / "draft2020-12"
 GROUPS = [
@@ -165,3 +167,43 @@ def test_the_suite_cuts_down_many_of_its_valid_values() -> None:
         shape = _shape(group["schema"])
         cut += sum(pruned(v, shape) != v for v in _valid_values(group))
     assert cut >= 30
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_many_values_cut_down_together_are_each_cut_down_as_alone(group: dict) -> None:
+    shape = _shape(group["schema"])
+    values = _valid_values(group)
+    assert pruned_all(values, shape) == [pruned(v, shape) for v in values]
+
+
+_JSON = st.recursive(
+    st.none() | st.integers() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["choices", "index", "timings", "prompt_n", "x"]), inner)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(deadline=None)
+@given(st.lists(_JSON, max_size=5))
+def test_values_cut_down_together_are_those_cut_down_one_by_one(values: list[object]) -> None:
+    shape = _shape(CHUNK)
+    together = pruned_all(values, shape)
+    assert together == [pruned(v, shape) for v in values]
+    if all(pruned(v, shape) is v for v in values):
+        assert together is values
+
+
+def test_values_with_nothing_undeclared_are_the_very_same_list() -> None:
+    values = [{"choices": [{"index": 0}]}, {"choices": [], "timings": {"prompt_n": 1}}]
+    assert pruned_all(values, _shape(CHUNK)) is values
+
+
+def test_one_undeclared_member_deep_in_one_value_cuts_that_value_down() -> None:
+    values = [{"choices": [{"index": 0}]}, {"choices": [{"index": 1, "x": 2}]}]
+    assert pruned_all(values, _shape(CHUNK)) == [
+        {"choices": [{"index": 0}]},
+        {"choices": [{"index": 1}]},
+    ]

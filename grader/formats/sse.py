@@ -38,14 +38,19 @@ Deliberate differences, each because the grader reports rather than consumes the
 
 Any `str` parses without raising, in time linear in its length: lines are found with a
 compiled regex and runs of line ends are counted, not looped over.
+
+What llama-server sends, and a client saves, is plainer than what the spec allows: every
+event one `data: ` line and an empty line, nothing else (`plain_data`). Such a stream is
+cut at its blank lines by `str.split`, its shape confirmed by counting line ends, without
+a step per line; any other stream is read line by line. Both give the same `Stream`.
 """
 
 from __future__ import annotations
 
 from grader import patterns
-from grader.records import record
+from grader.records import record, replace
 
-__all__ = ["Event", "Field", "Stream", "parse_event_stream"]
+__all__ = ["Event", "Field", "PlainData", "Stream", "parse_event_stream", "plain_data"]
 
 _BOM = "\ufeff"
 _LINE = patterns.compile(r"([^\r\n]+)([\r\n]*)")
@@ -118,6 +123,63 @@ class Stream:
     """True when more events followed the `max_events`-th one and were not parsed."""
 
 
+_DATA = "data: "
+_NEXT_DATA = "\n\n" + _DATA
+"""How each event of a plain stream ends and the next one starts."""
+
+
+@record(frozen=True)
+class PlainData:
+    """The events of a plain stream (`plain_data`): the data of each, in order, each on
+    its own line (`lines`); every event was dispatched by an empty line but perhaps the
+    last."""
+
+    data: list[str]
+    last_terminated: bool
+    """False when the input ends right after the last event's line (a real capture,
+    which stops reading at `data: [DONE]`), with or without its line end."""
+    line_count: int
+
+    @property
+    def lines(self) -> range:
+        """The line of each event (its one `data: ` line), in order."""
+        return range(1, 2 * len(self.data), 2)
+
+
+def plain_data(text: str, max_events: int | None = None) -> PlainData | None:
+    """The events of `text` when it is a plain stream, else None (`parse_event_stream`
+    then reads it line by line).
+
+    Plain: after an optional BOM, only `data: ` lines (one space after the colon), each
+    followed by one empty line, but the last, whose line may end the input with a LF or
+    without any; LF line ends only; at most `max_events` events. Each such line is an
+    event whose data is the text after `data: ` (the spec's whole parse of it: no comment,
+    no other field, no multi-line data, nothing left in a buffer).
+
+    Why counting line ends is enough: splitting at every LF LF `data: ` gives n values
+    and n - 1 separators of two LFs each; when the text holds no more than those
+    2(n - 1) LFs, no value holds a line end, so each is the rest of one `data: ` line.
+    """
+    start = 1 if text.startswith(_BOM) else 0
+    if not text.startswith(_DATA, start) or "\r" in text:
+        return None
+    if text.endswith("\n\n"):
+        end, last_terminated, line_ends = len(text) - 2, True, 2
+    elif text.endswith("\n"):
+        end, last_terminated, line_ends = len(text) - 1, False, 1
+    else:
+        end, last_terminated, line_ends = len(text), False, 0
+    data = text[start + len(_DATA) : end].split(_NEXT_DATA)
+    separators = len(data) - 1
+    if text.count("\n", start, end) != 2 * separators:
+        return None
+    if max_events is not None and len(data) > max_events:
+        return None
+    # every line ends with a LF but perhaps the last, which ends the input instead
+    line_count = 2 * separators + line_ends + (line_ends == 0)
+    return PlainData(data, last_terminated, line_count)
+
+
 def parse_event_stream(text: str, *, max_events: int | None = None) -> Stream:
     """Parse `text` as text/event-stream; see the module docstring for the exact rules.
 
@@ -128,6 +190,15 @@ def parse_event_stream(text: str, *, max_events: int | None = None) -> Stream:
     """
     if max_events is not None and max_events < 0:
         raise ValueError("max_events must be >= 0")
+    plain = plain_data(text, max_events)
+    if plain is not None:
+        events = [
+            Event(line, line, "message", data, None, (line,), True)
+            for line, data in zip(plain.lines, plain.data, strict=True)
+        ]
+        if not plain.last_terminated:
+            events[-1] = replace(events[-1], terminated=False)
+        return Stream(tuple(events), (), (), None, plain.line_count, False)
 
     start = 1 if text.startswith(_BOM) else 0
 

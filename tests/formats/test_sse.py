@@ -1,7 +1,8 @@
 """Specification of `grader.formats.sse`: text/event-stream as the HTML Standard parses it.
 
 Each test states one rule. The property tests at the end compare the parser with a
-character-by-character transcription of the spec (`reference_parse`) on generated text.
+character-by-character transcription of the spec (`reference_parse`) on generated text,
+plain streams (`plain_data`'s quick reading) and near-plain ones among them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.formats.sse import Event, Field, Stream, parse_event_stream
+from grader.formats.sse import Event, Field, Stream, parse_event_stream, plain_data
 
 REAL_CAPTURE = Path(__file__).resolve().parent.parent / "data" / "real" / "correct" / "sse_raw.txt"
 
@@ -449,3 +450,41 @@ def test_converting_line_ends_between_lf_crlf_and_cr_changes_nothing(
 
     assert parse_event_stream(join("\n")) == parse_event_stream(join("\r\n"))
     assert parse_event_stream(join("\n")) == parse_event_stream(join("\r"))
+
+
+plain_text = st.builds(
+    lambda bom, values, end: bom + "\n\n".join(f"data: {v}" for v in values) + end,
+    st.sampled_from(["", "\ufeff"]),
+    st.lists(st.one_of(line_text, st.sampled_from(["[DONE]", "data: x", " x", ":"])), min_size=1),
+    st.sampled_from(["\n\n", "\n", ""]),
+)
+"""Streams as llama-server sends them: `data: ` lines, each followed by one empty line."""
+
+
+@settings(deadline=None)
+@given(plain_text)
+def test_a_plain_stream_is_read_quickly_and_as_the_spec_reads_it(text: str) -> None:
+    assert plain_data(text) is not None
+    assert parse_event_stream(text) == reference_parse(text)
+
+
+_EDITS = ["\n", "\r", "\r\n", "\n\n", ":", "data:", "data: ", "id: 1", "\ufeff", " ", "x"]
+
+
+@settings(deadline=None)
+@given(plain_text, st.lists(st.tuples(st.integers(0), st.sampled_from(_EDITS)), max_size=3))
+def test_a_stream_almost_plain_is_read_as_the_spec_reads_it(
+    text: str, edits: list[tuple[int, str]]
+) -> None:
+    for place, piece in edits:
+        cut = place % (len(text) + 1)
+        text = text[:cut] + piece + text[cut:]
+    assert parse_event_stream(text) == reference_parse(text)
+
+
+@settings(deadline=None)
+@given(plain_text, st.integers(0, 5))
+def test_a_plain_stream_over_max_events_is_truncated_as_any_other(text: str, limit: int) -> None:
+    stream = parse_event_stream(text, max_events=limit)
+    assert stream.events == reference_parse(text).events[:limit]
+    assert stream.truncated == (len(reference_parse(text).events) > limit)

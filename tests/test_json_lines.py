@@ -1,0 +1,98 @@
+"""Reading JSON Lines (`grader.parsers.json_lines`): a file whose every record is valid
+is read in bulk, and what that gives must be what reading it line by line gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checks import LAB, SCHEMAS
+from grader import parsers
+from grader.jsonload import StrictDecoder
+from grader.records import replace
+
+parse = parsers.json_lines(SCHEMAS["chunks_record"])
+LIMITS = LAB.default_limits()
+ROOT = Path(__file__).resolve().parent
+FILES = sorted(
+    {
+        p.read_text("utf-8")
+        for p in [
+            *ROOT.glob("data/real/*/chunks.jsonl"),
+            *ROOT.parent.glob("sample_submissions/*/chunks.jsonl"),
+        ]
+    }
+)
+
+
+def _read_both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
+    def outcome() -> tuple:
+        parsed = parse(text, "chunks.jsonl", LIMITS)
+        lines = [parsed.line_of(f"/{i}/t_ms") for i in range(-1, 70)]
+        return parsed.value, parsed.problems, lines, parsed.line_of("/01"), parsed.line_of("")
+
+    quick = outcome()
+    with monkeypatch.context() as patch:
+        patch.setattr(StrictDecoder, "quick_all", lambda self, texts: None)
+        each = outcome()
+    return quick, each
+
+
+@pytest.mark.parametrize("text", FILES, ids=range(len(FILES)))
+@pytest.mark.parametrize("cut_down", [False, True], ids=["whole", "cut down"])
+def test_a_real_file_read_in_bulk_is_what_reading_each_line_gives(
+    text: str, cut_down: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if cut_down:
+        monkeypatch.setattr(parsers, "PRUNED_FROM", 0)
+    quick, each = _read_both(text, monkeypatch)
+    assert quick == each
+
+
+def test_a_real_file_is_read_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (ROOT / "data" / "real" / "correct" / "chunks.jsonl").read_text("utf-8")
+    monkeypatch.setattr(parsers, "_line_by_line", None)  # never called
+    parsed = parse(text, "chunks.jsonl", LIMITS)
+    assert parsed.problems == [] and len(parsed.value) == 64
+
+
+_RECORDS = [
+    '{"t_ms": 236.636, "text": "shire"}',
+    '{"t_ms": 1, "text": "a: b", "extra": [1]}',
+    '{"t_ms": 2.5, "text": "x", "t_ms": 3}',
+    '{"t_ms": -1, "text": "x"}',
+    '{"t_ms": 1e999, "text": "x"}',
+    '{"text": "no time"}',
+    ' {"t_ms": 1, "text": "spaced"} ',
+    "[1]",
+    "{",
+    "",
+    "   ",
+]
+
+
+@settings(deadline=None)
+@given(
+    st.lists(st.sampled_from(_RECORDS), max_size=6),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.booleans(),
+)
+def test_any_file_read_in_bulk_is_what_reading_each_line_gives(
+    records: list[str], line_end: str, cut_down: bool
+) -> None:
+    text = line_end.join(records)
+    with pytest.MonkeyPatch.context() as patch:
+        if cut_down:
+            patch.setattr(parsers, "PRUNED_FROM", 0)
+        quick, each = _read_both(text, patch)
+    assert quick == each
+
+
+def test_more_records_than_the_limit_are_refused_as_line_by_line() -> None:
+    parsed = parse(
+        '{"t_ms": 1, "text": "a"}\n' * 3, "chunks.jsonl", replace(LIMITS, jsonl_records=2)
+    )
+    assert [(p.message_id, p.location.line) for p in parsed.problems] == [("jsonl.too_many", 3)]
