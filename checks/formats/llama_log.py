@@ -294,11 +294,12 @@ def _unwrap(line: str) -> tuple[str, float | None]:
 def _prefix_ms(minutes: str, seconds: str, ms: str, us: str) -> float:
     """The time of llama.cpp's `0.53.999.256` prefix, in ms since the server started.
 
-    Each field is read by `float`, which costs half what `int` does on a short string, and
-    on every line read: the fields are integers of at most six digits, so the float sums
-    and products are exact and the result is the very float the integer arithmetic gives.
+    It is read for some 60,000 lines of a near-cap log. Each field is read by `int`, which
+    takes half the time `float` does on a short string (though more instructions): the
+    whole ms are an exact integer, and only `us / 1000` and the last sum round, as when
+    the fields were read as floats, so the result is the very float it was then.
     """
-    return (float(minutes) * 60 + float(seconds)) * 1000 + float(ms) + float(us) / 1000
+    return (int(minutes) * 60 + int(seconds)) * 1000 + int(ms) + int(us) / 1000
 
 
 def _keeps_block_open(gap: str) -> bool:
