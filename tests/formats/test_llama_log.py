@@ -823,6 +823,54 @@ def test_every_task_line_of_a_real_capture_takes_the_shortcut(capture: Path) -> 
     assert [line for line in lines if TASK_LINE.match(line) is None] == []
 
 
+@st.composite
+def _task_line_edited(draw: st.DrawFn) -> str:
+    """A task line of the lab's build, or one with a few characters inserted, dropped or
+    replaced (spaces, digits, a dot, a bar), near where the pattern's repeats are."""
+    line = draw(st.one_of(_task_line(), st.sampled_from(_REAL_LINES)))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(line)))
+        edit = draw(st.sampled_from(["insert", "drop", "replace"]))
+        char = draw(st.sampled_from([" ", "  ", "0", "7", ".", "|", "a", "\t"]))
+        if edit == "insert":
+            line = line[:at] + char + line[at:]
+        elif edit == "drop":
+            line = line[:at] + line[at + 1 :]
+        else:
+            line = line[:at] + char + line[at + 1 :]
+    return line
+
+
+@settings(max_examples=500, deadline=None)
+@given(_task_line_edited())
+def test_task_line_reads_what_its_backtracking_form_reads(line: str) -> None:
+    """`TASK_LINE`'s repeats are possessive (they never give characters back, on Python
+    3.11 and later), which is cheaper; it must match exactly the lines its plain,
+    backtracking form matches, with the same groups."""
+    import re
+
+    from checks.formats.llama_log_lines import _TASK_LINE_TEXT, TASK_LINE
+
+    plain = re.compile(_TASK_LINE_TEXT, re.MULTILINE).match(line)
+    possessive = TASK_LINE.match(line)
+    assert (possessive and possessive.groups()) == (plain and plain.groups())
+
+
+def test_every_line_of_a_real_capture_reads_as_with_backtracking_repeats() -> None:
+    import re
+
+    from checks.formats.llama_log_lines import _TASK_LINE_TEXT, TASK_LINE
+
+    plain = re.compile(_TASK_LINE_TEXT, re.MULTILINE)
+    read = 0
+    for capture in sorted((DATA / "real").glob("*/server.log")):
+        for line in capture.read_text("utf-8").splitlines():
+            match = TASK_LINE.match(line)
+            assert (match and match.groups()) == ((m := plain.match(line)) and m.groups())
+            read += match is not None
+    assert read > 300
+
+
 def test_task_line_groups_are_unpacked_in_the_patterns_order() -> None:
     """`scan_log` unpacks a task line's `groups()` by position: the names it uses for them
     are the pattern's groups, in the pattern's order."""
