@@ -93,10 +93,11 @@ only for the lines read. Each pattern run on
 many lines starts with a literal (no leading `\b` or lookbehind), which lets the regex engine
 skip to that literal; no pattern can backtrack more than linearly in the line. The five
 task lines of the lab's build (launch, the three timing lines, the release: nine in ten of
-the lines a 2026 log is read for) are recognised whole by one pattern (`TASK_LINE`) and
-read from its groups, without unwrapping the line or trying the other patterns; any other
-line, or one of them wrapped or coloured, goes the general way, which reads it the same
-(a test says so).
+the lines a 2026 log is read for) and the four each server run adds (a cancel, the model,
+the slots, the end of the run) are recognised whole by one pattern (`TASK_LINE`, its
+repeats possessive) and read from its groups, without unwrapping the line or trying the
+other patterns; any other line, or one of them wrapped or coloured, goes the general way,
+which reads it the same (a test says so).
 
 Deliberate choices beyond "find the lines":
 
@@ -465,17 +466,18 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
     for start, number in itertools.chain.from_iterable(lines.candidates()):
         task_line = TASK_LINE.match(text, start)
         if task_line is not None:
-            # one of the lab's build's five task lines (`TASK_LINE`): what the general
-            # path below makes of it, without unwrapping the line or trying every pattern;
-            # its groups in one call (`TASK_LINE_GROUPS`, the pattern's order); the time
-            # prefix is read only for the three lines whose event keeps it (an eval or
-            # total line adds to the timing its prompt line made: 36,000 near the caps)
+            # one of the lab's build's five task lines or four run lines (`TASK_LINE`):
+            # what the general path below makes of it, without unwrapping the line or
+            # trying every pattern; its groups in one call (`TASK_LINE_GROUPS`, the
+            # pattern's order); the time prefix is read only for the lines whose event
+            # keeps it (an eval or total line adds to the timing its prompt line made)
             pending = None  # and, so, the general path's next line reads no gap
             (minutes, seconds, ms, us, timing_task, prompt_ms, prompt_n, prompt_per_token,
              prompt_per_second, eval_ms, eval_n, eval_per_token, eval_per_second, total_ms,
-             total_n, slot_task, counter, n_tokens) = task_line.groups()  # fmt: skip
-            task = int(timing_task or slot_task)
+             total_n, slot_task, counter, n_tokens, cancel_task, model, n_slots,
+             n_ctx_slot) = task_line.groups()  # fmt: skip
             if prompt_ms is not None:
+                task = int(timing_task)
                 open_eval[task] = open_total[task] = len(timings)
                 figures = _printed_figures(prompt_per_token, prompt_per_second)
                 time_ms = _prefix_ms(minutes, seconds, ms, us)
@@ -486,22 +488,37 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
                 )
                 starts.close()
             elif eval_ms is not None:
-                at = open_eval.pop(task, None)
+                at = open_eval.pop(int(timing_task), None)
                 if at is not None:
                     figures = _printed_figures(eval_per_token, eval_per_second)
                     _fill_eval(timings, at, float(eval_ms), int(eval_n), figures)
             elif total_ms is not None:
-                at = open_total.pop(task, None)
+                at = open_total.pop(int(timing_task), None)
                 if at is not None:
                     _fill_total(timings, at, float(total_ms), int(total_n) if total_n else None)
             elif counter is not None:
                 time_ms = _prefix_ms(minutes, seconds, ms, us)
                 releases.append(
-                    Release(number, task, int(n_tokens), time_ms, True, counter, "stop processing")
-                )
+                    Release(
+                        number, int(slot_task), int(n_tokens), time_ms, True, counter,
+                        "stop processing",
+                    )
+                )  # fmt: skip
                 starts.close()
-            else:
-                launches.append(Launch(number, task, _prefix_ms(minutes, seconds, ms, us), True))
+            elif slot_task is not None:
+                time_ms = _prefix_ms(minutes, seconds, ms, us)
+                launches.append(Launch(number, int(slot_task), time_ms, True))
+                starts.close()
+            elif cancel_task is not None:
+                time_ms = _prefix_ms(minutes, seconds, ms, us)
+                cancels.append(Cancel(number, int(cancel_task), time_ms, True))
+                starts.close()
+            elif model is not None:
+                starts.note(number, model=model)
+            elif n_slots is not None:
+                starts.note(number, n_slots=int(n_slots), n_ctx_slot=int(n_ctx_slot))
+            else:  # the end of a server run
+                ends.append(number)
                 starts.close()
             continue
         gap = start > last_end + 1
