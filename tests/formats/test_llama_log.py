@@ -36,6 +36,12 @@ RELEASE_65 = (
     " truncated = 0"
 )
 CANCEL_2026 = "0.53.999.256 W srv          stop: cancel task, id_task = 774"
+MODEL_2026 = "0.00.006.088 I srv    load_model: loading model '/m.gguf'"
+SLOTS_2026 = (
+    "0.01.450.042 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 8,"
+    " kv_unified = 'false'"
+)
+END_2026 = "0.54.017.203 I srv    operator(): operator(): cleaning up before exit..."
 
 # 2024-25 (examples/server/server.cpp): one SLT_INF whose format starts with "\n".
 SPLIT_BLOCK = [
@@ -688,6 +694,20 @@ def test_end_of_run_line_is_recorded() -> None:
     assert log.ends == (1,)
 
 
+def test_a_start_up_line_after_the_end_of_run_line_begins_a_new_run() -> None:
+    """Even with no task between: the end of a run closes its start-up lines."""
+    log = scan_log("\n".join([MODEL_2026, END_2026, SLOTS_2026]))
+    assert [(s.line, s.model, s.n_slots) for s in log.starts] == [
+        (1, "/m.gguf", None),
+        (3, None, 2),
+    ]
+
+
+def test_a_start_up_line_after_a_cancel_begins_a_new_run() -> None:
+    log = scan_log("\n".join([MODEL_2026, CANCEL_2026, SLOTS_2026]))
+    assert [(s.line, s.n_slots, s.n_ctx_slot) for s in log.starts] == [(1, None, None), (3, 2, 8)]
+
+
 def _two_runs(tasks_in_first: list[int], tasks_in_second: list[int]) -> ServerLog:
     """A log of two server runs (start lines 1 and 100), one launch per task given."""
     from checks.formats.llama_log import Launch, ServerStart
@@ -755,9 +775,20 @@ _FIGURE = st.one_of(
 )
 
 
+_TAIL = st.sampled_from(["", "", "", "", " ", ", id_task = 3", " build: 12 (abcd)", " | task 5 |"])
+"""What may follow a line: mostly nothing, else a field another pattern reads."""
+
+
 @st.composite
 def _task_line(draw: st.DrawFn) -> str:
-    """One of the five task lines of the lab's build, its numbers and spacing drawn."""
+    """`_build_line`, now and then with a `_TAIL` after it."""
+    return draw(_build_line()) + draw(_TAIL)
+
+
+@st.composite
+def _build_line(draw: st.DrawFn) -> str:
+    """One of the five task lines or four run lines of the lab's build, its numbers and
+    spacing drawn."""
     n = draw(st.integers(0, 99_999))
     time = f"{draw(st.integers(0, 999))}.{n % 60:02d}.{n % 1000:03d}.{(n * 7) % 1000:03d} I "
     slot = f"id {draw(st.integers(0, 9)):2d} | task {draw(st.integers(0, 40))} |{draw(_GAP)}"
@@ -770,7 +801,11 @@ def _task_line(draw: st.DrawFn) -> str:
             ),
         )
     )
-    kind = draw(st.sampled_from(["prompt eval", "eval", "total", "release", "launch"]))
+    kind = draw(
+        st.sampled_from(
+            ["prompt eval", "eval", "total", "release", "launch", "cancel", "model", "slots", "end"]
+        )
+    )
     if kind in ("prompt eval", "eval"):
         tokens = f"{n % 2000:5d} tokens{figures}"
         return f"{time}slot print_timing: {slot}{kind} time = {ms:>10} ms / {tokens}"
@@ -779,7 +814,18 @@ def _task_line(draw: st.DrawFn) -> str:
     if kind == "release":
         counter = draw(st.sampled_from(["n_tokens", "n_past"]))
         return f"{time}slot      release: {slot}stop processing: {counter} = {n}, truncated = 0"
-    return f"{time}slot launch_slot_: {slot}processing task, is_child = 0"
+    if kind == "launch":
+        return f"{time}slot launch_slot_: {slot}processing task, is_child = 0"
+    if kind == "cancel":
+        return f"{time}srv          stop: cancel task, id_task = {n}"
+    if kind == "model":  # a path with the characters another pattern could read, at times
+        around = st.text("ab/._-+0:= '\"|", max_size=12)
+        path = f"{draw(around)}{draw(st.sampled_from(['', '_task', 'build']))}{draw(around)}"
+        return f"{time}srv    load_model: loading model '/m/{path}'"
+    if kind == "slots":
+        slots = f"n_slots = {n % 9}, n_ctx_slot = {n}"
+        return f"{time}srv    load_model: initializing, {slots}, kv_unified = 'false'"
+    return f"{time}srv    operator(): operator(): cleaning up before exit..."
 
 
 _REAL_LINES = REAL_CORRECT.read_text("utf-8").splitlines()
@@ -792,6 +838,43 @@ def test_task_lines_read_the_same_behind_a_docker_compose_prefix(lines: list[str
     before each line sends them through the general path, which must agree."""
     wrapped = ["llm-1  | " + line for line in lines]
     assert scan_log("\n".join(lines)) == scan_log("\n".join(wrapped))
+
+
+_ERA_LINES = sorted(
+    {
+        line
+        for log in sorted((DATA / "eras").glob("*server.log"))
+        for line in log.read_text("utf-8").splitlines()
+    }
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(
+                _task_line(),
+                st.sampled_from(_REAL_LINES),
+                st.sampled_from(_ERA_LINES),
+                st.sampled_from(SPLIT_BLOCK),
+                st.just(""),
+            ),
+            st.booleans(),
+        ),
+        max_size=60,
+    )
+)
+def test_a_log_reads_the_same_whichever_of_its_lines_take_the_shortcut(
+    lines: list[tuple[str, bool]],
+) -> None:
+    """Lines of every shape and era, some behind a docker-compose prefix (which sends them
+    the general way) and some not: the shortcut's lines and the general path's, in any
+    order, read as when every line goes the general way (a prefix-only block, the runs'
+    start-up lines, the open timings and the events' order all carry across the two)."""
+    mixed = "".join(f"llm-1  | {line}\n" if wrapped else f"{line}\n" for line, wrapped in lines)
+    wrapped = "".join(f"llm-1  | {line}\n" for line, _ in lines)
+    assert scan_log(mixed) == scan_log(wrapped)
 
 
 def test_a_task_line_with_other_digits_reads_the_same_behind_a_prefix() -> None:
@@ -811,16 +894,68 @@ def test_real_correct_log_reads_the_same_behind_a_docker_compose_prefix() -> Non
 @pytest.mark.parametrize("capture", sorted((DATA / "real").glob("*/server.log")))
 def test_every_task_line_of_a_real_capture_takes_the_shortcut(capture: Path) -> None:
     """`TASK_LINE` is narrowed to the build's own spelling (ASCII digits, its function
-    names, printf's spacing) to be cheap; every launch, timing and release line the lab's
-    build really printed must still be one it reads, or the shortcut buys nothing."""
+    names, printf's spacing) to be cheap; every launch, timing, release, cancel, model,
+    slots and end line the lab's build really printed must still be one it reads, or the
+    shortcut buys nothing."""
     import re
 
     from checks.formats.llama_log_lines import TASK_LINE
 
-    shape = re.compile(r"\| +(?:prompt eval|eval|total) time =|stop processing:|processing task")
+    shape = re.compile(
+        r"\| +(?:prompt eval|eval|total) time =|stop processing:|processing task"
+        r"|cancel task|loading model|n_slots|cleaning up before exit"
+    )
     lines = [line for line in capture.read_text("utf-8").splitlines() if shape.search(line)]
-    assert len(lines) >= 72
+    assert len(lines) >= 76
     assert [line for line in lines if TASK_LINE.match(line) is None] == []
+
+
+@st.composite
+def _task_line_edited(draw: st.DrawFn) -> str:
+    """A task line of the lab's build, or one with a few characters inserted, dropped or
+    replaced (spaces, digits, a dot, a bar), near where the pattern's repeats are."""
+    line = draw(st.one_of(_task_line(), st.sampled_from(_REAL_LINES)))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(line)))
+        edit = draw(st.sampled_from(["insert", "drop", "replace"]))
+        char = draw(st.sampled_from([" ", "  ", "0", "7", ".", "|", "a", "\t"]))
+        if edit == "insert":
+            line = line[:at] + char + line[at:]
+        elif edit == "drop":
+            line = line[:at] + line[at + 1 :]
+        else:
+            line = line[:at] + char + line[at + 1 :]
+    return line
+
+
+@settings(max_examples=500, deadline=None)
+@given(_task_line_edited())
+def test_task_line_reads_what_its_backtracking_form_reads(line: str) -> None:
+    """`TASK_LINE`'s repeats are possessive (they never give characters back, on Python
+    3.11 and later), which is cheaper; it must match exactly the lines its plain,
+    backtracking form matches, with the same groups."""
+    import re
+
+    from checks.formats.llama_log_lines import _TASK_LINE_TEXT, TASK_LINE
+
+    plain = re.compile(_TASK_LINE_TEXT, re.MULTILINE).match(line)
+    possessive = TASK_LINE.match(line)
+    assert (possessive and possessive.groups()) == (plain and plain.groups())
+
+
+def test_every_line_of_a_real_capture_reads_as_with_backtracking_repeats() -> None:
+    import re
+
+    from checks.formats.llama_log_lines import _TASK_LINE_TEXT, TASK_LINE
+
+    plain = re.compile(_TASK_LINE_TEXT, re.MULTILINE)
+    read = 0
+    for capture in sorted((DATA / "real").glob("*/server.log")):
+        for line in capture.read_text("utf-8").splitlines():
+            match = TASK_LINE.match(line)
+            assert (match and match.groups()) == ((m := plain.match(line)) and m.groups())
+            read += match is not None
+    assert read > 300
 
 
 def test_task_line_groups_are_unpacked_in_the_patterns_order() -> None:
@@ -869,12 +1004,13 @@ def test_a_line_ending_with_a_bar_is_read_as_prefix_only_end_says(tail: str) -> 
     st.integers(0, 999).map("{:03d}".format),
     st.integers(0, 999).map("{:03d}".format),
 )
-def test_a_time_prefix_is_read_as_exactly_its_integer_arithmetic(
+def test_a_time_prefix_is_the_float_its_fields_read_as_floats_give(
     minutes: str, seconds: str, ms: str, us: str
 ) -> None:
-    """A time prefix's fields are read by `float` (cheaper than `int`); every field the
-    prefix can print gives the very float the integer arithmetic gives."""
+    """A time prefix's fields are read by `int` (faster than `float`); every field the
+    prefix can print gives the very float the scan gave when it read them as floats, so
+    no event's `time_ms` moves."""
     from checks.formats.llama_log import _prefix_ms
 
-    exact = (int(minutes) * 60 + int(seconds)) * 1000 + int(ms) + int(us) / 1000
-    assert _prefix_ms(minutes, seconds, ms, us).hex() == exact.hex()
+    as_floats = (float(minutes) * 60 + float(seconds)) * 1000 + float(ms) + float(us) / 1000
+    assert _prefix_ms(minutes, seconds, ms, us).hex() == as_floats.hex()
