@@ -356,6 +356,34 @@ def test_full_prompt_tokens_is_none_for_a_timing_without_task() -> None:
     assert log.full_prompt_tokens(log.timings[0]) is None
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 4), max_size=30),
+    st.integers(0, 5),
+    st.one_of(st.none(), st.integers(0, 40)),
+)
+def test_release_of_and_launch_of_are_their_plain_definitions(
+    tasks: list[int], task: int, near_line: int | None
+) -> None:
+    """On any one-run log of releases and launches (event i on line i + 1, its task
+    drawn): `release_of` is the task's first release, or the one nearest `near_line`
+    (the earlier on a tie); `launch_of` is the task's last launch at or before it."""
+    from checks.formats.llama_log_model import Launch, Release
+
+    releases = tuple(Release(i + 1, t, 10) for i, t in enumerate(tasks))
+    launches = tuple(Launch(i + 1, t) for i, t in enumerate(tasks))
+    log = ServerLog(len(tasks), (), (), releases, False, launches)
+    own = [r for r in releases if r.task == task]
+    if near_line is None:
+        expected = own[0] if own else None
+    else:
+        expected = min(own, key=lambda r: (abs(r.line - near_line), r.line), default=None)
+    assert log.release_of(task, near_line=near_line) == expected
+    if near_line is not None:
+        before = [launch for launch in launches if launch.task == task and launch.line <= near_line]
+        assert log.launch_of(task, near_line=near_line) == (before[-1] if before else None)
+
+
 def test_release_of_gives_the_first_release_or_the_one_nearest_a_line() -> None:
     log = scan_log("\n".join([RELEASE_65, "x", "x", "x", RELEASE_65.replace("= 96", "= 7")]))
     assert log.release_of(65) == log.releases[0]
