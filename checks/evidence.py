@@ -61,7 +61,11 @@ class _Resolutions(dict):
         return found
 
 
-resolution = _Resolutions().__getitem__
+RESOLUTIONS = _Resolutions()
+"""`RESOLUTIONS[value]` is `resolution(value)`: a loop over every block of a log
+subscripts it, which costs half of calling `resolution` (no arguments are packed)."""
+
+resolution = RESOLUTIONS.__getitem__
 """`resolution(value)`: half a unit of the last written digit of `value`: 0.05 for 624.9,
 0.5 for 625 (see `_Resolutions` for how it is remembered)."""
 
@@ -199,10 +203,10 @@ class Window:
     def agreeing(self, value: float, noise: float = 0.0) -> Iterator[int]:
         """`nearest` within what `agree(value, number, noise)` allows for any candidate's
         number: every candidate that can agree with `value` is named (and maybe more)."""
-        return self.nearest(value, resolution(value) + _MAX_RESOLUTION + noise)
+        return self.nearest(value, resolution(value) + MAX_RESOLUTION + noise)
 
 
-_MAX_RESOLUTION = 0.5
+MAX_RESOLUTION = 0.5
 """The most `resolution` gives (a whole number's): the widest a candidate's rounding can
 make `agree`."""
 
