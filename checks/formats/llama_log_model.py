@@ -21,7 +21,7 @@ from grader.records import record
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from typing import TypeVar
+    from typing import Any, TypeVar
 
     E = TypeVar("E", bound="Launch | Release")
 
@@ -203,6 +203,13 @@ class ServerLog:
         in log order: found once, for the ten checks that ask (of 18,000 blocks near the
         caps)."""
         return tuple([t for t in self.timings if t.eval_ms is not None and t.eval_n is not None])
+
+    @cached_property
+    def views(self) -> dict[str, Any]:
+        """Where the checks keep what they derive from this log alone, each made once per
+        log and found by its name (`checks.evidence.window`): the record stays as it was
+        scanned, and a view made once serves every check that asks for it."""
+        return {}
 
     def events(self) -> list[Event]:
         """Every task event (launch, timing, cancel, release), in line order."""
