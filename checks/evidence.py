@@ -18,9 +18,9 @@ bipartite matching; a lab has at most a few dozen requests).
 from __future__ import annotations
 
 import bisect
-import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import attrgetter
 
 from checks.formats.llama_log import ServerLog, TaskTiming
 
@@ -31,14 +31,8 @@ if TYPE_CHECKING:
     Item = TypeVar("Item")
 
 
-@functools.lru_cache(maxsize=1 << 12)
-def resolution(value: float | int) -> float:
-    """Half a unit of the last written digit of `value`: 0.05 for 624.9, 0.5 for 625.
-
-    Remembered for the last 4,096 values: a log's figures repeat (two decimals, a few
-    hundred distinct per-token times), and a near-cap log asks for some 370,000 of them,
-    each a `repr`; equal numbers (1 and 1.0 too) have equal resolutions.
-    """
+def _resolution_of(value: float | int) -> float:
+    """`resolution`, computed (a `repr`)."""
     if isinstance(value, int) or float(value).is_integer():
         return 0.5
     text = repr(float(value))
@@ -47,6 +41,34 @@ def resolution(value: float | int) -> float:
         decimals = len(mantissa.partition(".")[2]) - int(exponent)
         return 0.5 * 10.0 ** (-decimals)
     return 0.5 * 10.0 ** (-len(text.partition(".")[2]))
+
+
+class _Resolutions(dict):
+    """The resolutions found so far, by value: a dict's own look-up answers for a value
+    seen before, and `__missing__` computes one not seen yet.
+
+    A near-cap log asks for some 370,000 resolutions, of a few hundred distinct values
+    (two decimals: the figures repeat). A look-up here costs about half of what a hit in
+    `functools.lru_cache` did (which builds a key tuple and reorders its list on every
+    hit). It forgets everything once it holds 4,096 values, so a process that grades many
+    logs holds no more than that; equal numbers (1 and 1.0 too) have equal resolutions,
+    so they may share an entry.
+    """
+
+    def __missing__(self, value: float | int) -> float:
+        if len(self) >= 1 << 12:
+            self.clear()
+        found = self[value] = _resolution_of(value)
+        return found
+
+
+RESOLUTIONS = _Resolutions()
+"""`RESOLUTIONS[value]` is `resolution(value)`: a loop over every block of a log
+subscripts it, which costs half of calling `resolution` (no arguments are packed)."""
+
+resolution = RESOLUTIONS.__getitem__
+"""`resolution(value)`: half a unit of the last written digit of `value`: 0.05 for 624.9,
+0.5 for 625 (see `_Resolutions` for how it is remembered)."""
 
 
 def agree(a: float, b: float, noise: float = 0.0) -> bool:
@@ -135,6 +157,18 @@ def match(
 _INF = math.inf
 
 
+def _all_finite(numbers: list[float | None]) -> bool:
+    """Whether every one of `numbers` is a finite number, found in one pass in C (the
+    checks build a `Window` of a near-cap log's 18,000 blocks six times): an infinity or
+    a nan makes the sum one, and None makes it raise. A sum of finite numbers that
+    overflows only sends them to be tested one at a time."""
+    try:
+        total = sum(numbers)  # type: ignore[arg-type]
+    except (TypeError, OverflowError):
+        return False
+    return -_INF < total < _INF
+
+
 class Window:
     """Candidates sorted by one of their numbers, for those whose number lies near a value,
     nearest first: what can `agree` with a client's number, found by one bisection and a
@@ -147,11 +181,14 @@ class Window:
         self, candidates: Sequence[TaskTiming], number: Callable[[TaskTiming], float | None]
     ):
         numbers = list(map(number, candidates))
-        # (comparisons, not a call per candidate: a near-cap log has 18,000; nan compares
-        # false, so it is left out with the infinities)
-        kept = [j for j, value in enumerate(numbers) if value is not None and -_INF < value < _INF]
+        if _all_finite(numbers):  # the usual case: every candidate is kept
+            kept: Sequence[int] = range(len(numbers))
+        else:  # nan compares false, so it is left out with the infinities
+            kept = [
+                j for j, value in enumerate(numbers) if value is not None and -_INF < value < _INF
+            ]
         self._order = sorted(kept, key=numbers.__getitem__)  # stable: equal ones by position
-        self._numbers = [numbers[j] for j in self._order]
+        self._numbers = list(map(numbers.__getitem__, self._order))
 
     def nearest(self, value: float, distance: float) -> Iterator[int]:
         """Positions of the candidates whose number is within `distance` of `value`
@@ -182,10 +219,10 @@ class Window:
     def agreeing(self, value: float, noise: float = 0.0) -> Iterator[int]:
         """`nearest` within what `agree(value, number, noise)` allows for any candidate's
         number: every candidate that can agree with `value` is named (and maybe more)."""
-        return self.nearest(value, resolution(value) + _MAX_RESOLUTION + noise)
+        return self.nearest(value, resolution(value) + MAX_RESOLUTION + noise)
 
 
-_MAX_RESOLUTION = 0.5
+MAX_RESOLUTION = 0.5
 """The most `resolution` gives (a whole number's): the widest a candidate's rounding can
 make `agree`."""
 
@@ -213,6 +250,18 @@ def blocks(log: ServerLog) -> tuple[TaskTiming, ...]:
     """The finished requests of the log that can corroborate a number: those whose
     timing block has its `eval time` line (a request's whole account)."""
     return log.complete_timings
+
+
+def window(log: ServerLog, number: str) -> Window:
+    """The `Window` of the log's finished requests (`blocks`) by their `number` (a
+    `TaskTiming` field), made once per log: prefill.in_log and cache.in_log (through
+    `prefill.claimed`) both ask for the prompt's, sentence.in_log and ttft.in_log for the
+    eval's, and a near-cap log has 18,000 blocks to sort."""
+    key = f"window.{number}"
+    found = log.views.get(key)
+    if found is None:
+        found = log.views[key] = Window(blocks(log), attrgetter(number))
+    return found
 
 
 def nearest(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 from operator import attrgetter
 
-from checks.evidence import blocks, resolution
+from checks.evidence import MAX_RESOLUTION, RESOLUTIONS, blocks
 from checks.formats.llama_log import Cancel, Figures, Launch, ServerLog, TaskTiming
 from checks.numbers import median
 from grader.engine import Context, Fail, Note, check
@@ -33,42 +33,54 @@ if TYPE_CHECKING:
 # -- log.intact ----------------------------------------------------------------------------
 
 
-def _denied_figure(
-    ms: float, ms_resolution: float, n: int, fewer: int, figures: Figures
-) -> str | None:
+def _denied_figure(ms: float, n: int, fewer: int, figures: Figures) -> str | None:
     """Which printed figure (`ms_per_token`, `tokens_per_second`) its own ms and tokens
     deny, if either: one that agrees with `n` or with `fewer` tokens stands.
 
     `n`: the line's tokens, positive; `fewer`: the other count the era may divide by,
     positive. The prompt line divides by its tokens, so there `fewer` is `n`; an `eval
     time` line by its tokens in some eras and by one fewer in others (b1-0c1e570 prints
-    `1415.71 ms / 64 tokens (22.47 ms per token)`: the first token came with the prompt,
-    so 63 were decoded in that time). `ms_resolution` is `resolution(ms)`, passed in
-    because the block's total needs it too.
+    `1415.71 ms / 64 tokens (22.47 ms per token, 44.50 tokens per second)`: the first token
+    came with the prompt, so 63 were decoded in that time).
 
-    Only the verdict, from comparisons: every block of a log comes here (a near-cap log
-    has 36,000 figures), and only a denied one needs a message (`_figure_problem`). The
-    second count is tried only when the first fails (`or`), so no tuple of divisors is
-    built and walked per line.
+    A figure agrees when it is off by no more than its own resolution plus what the
+    rounding of `ms` can move the quotient (`ms`'s share). Only the verdict, from
+    comparisons: every block of a log comes here (a near-cap log has 36,000 figures), and
+    only a denied one needs a message (`_figure_problem`). So each test is a chain of
+    `or`s, cheapest first, that stops at the first that holds:
+    - a figure off by no more than its own resolution stands whatever `ms`'s share (the
+      share is never negative, and rounding a sum never makes it smaller), so the share
+      and `ms`'s resolution are computed only for a figure off by more with both counts
+      (the lab's build divides its eval line by one fewer: its second count agrees);
+    - `ms` above the largest resolution (0.5) is above its own, without asking.
+    The scan reads at most 30 digits on either side of a number's point, so none of the
+    terms a chain leaves out could have overflowed: the verdict is the whole sum's.
     """
-    if ms <= ms_resolution:
+    resolutions = RESOLUTIONS
+    if ms <= MAX_RESOLUTION and ms <= resolutions[ms]:
         return None
     printed = figures.per_token_ms
     if printed is not None:
-        printed_resolution = resolution(printed)
+        printed_resolution = resolutions[printed]
+        off = abs(ms / n - printed)
+        off_fewer = abs(ms / fewer - printed) if fewer != n else off
         if not (
-            abs(ms / n - printed) <= printed_resolution + ms_resolution / n + 1e-9
-            or abs(ms / fewer - printed) <= printed_resolution + ms_resolution / fewer + 1e-9
+            off <= printed_resolution
+            or off_fewer <= printed_resolution
+            or off <= printed_resolution + resolutions[ms] / n + 1e-9
+            or off_fewer <= printed_resolution + resolutions[ms] / fewer + 1e-9
         ):
             return "ms_per_token"
     printed = figures.per_second
     if printed is not None:
-        printed_resolution = resolution(printed)
+        printed_resolution = resolutions[printed]
+        off = abs(1000 * n / ms - printed)
+        off_fewer = abs(1000 * fewer / ms - printed) if fewer != n else off
         if not (
-            abs(1000 * n / ms - printed)
-            <= printed_resolution + 1000 * n * ms_resolution / ms**2 + 1e-9
-            or abs(1000 * fewer / ms - printed)
-            <= printed_resolution + 1000 * fewer * ms_resolution / ms**2 + 1e-9
+            off <= printed_resolution
+            or off_fewer <= printed_resolution
+            or off <= printed_resolution + 1000 * n * resolutions[ms] / ms**2 + 1e-9
+            or off_fewer <= printed_resolution + 1000 * fewer * resolutions[ms] / ms**2 + 1e-9
         ):
             return "tokens_per_second"
     return None
@@ -98,29 +110,32 @@ def _block_problem(t: TaskTiming) -> Fail | None:
     """The first way a timing block disagrees with itself, if any. (A line of no tokens
     has no figure to deny.)
 
-    Each of the block's numbers is read once and each resolution asked once (a look-up
-    in `resolution`'s cache costs about a thousand instructions): every block of a log
-    comes here."""
+    Each of the block's numbers is read once, and a resolution is asked only where a
+    verdict needs it (see `_denied_figure`): every block of a log comes here. The total
+    is off when it is off by more than its own resolution and by more than all three
+    numbers' rounding together."""
     prompt_ms, prompt_n = t.prompt_ms, t.prompt_n
-    prompt_resolution = resolution(prompt_ms)
     if prompt_n > 0:
-        unit = _denied_figure(prompt_ms, prompt_resolution, prompt_n, prompt_n, t.prompt_figures)
+        unit = _denied_figure(prompt_ms, prompt_n, prompt_n, t.prompt_figures)
         if unit is not None:
             return _figure_problem(t, "prompt_eval", unit)
     eval_ms, eval_n = t.eval_ms, t.eval_n
     if eval_ms is None:
         return None  # no eval figure to deny, no total to add up
-    eval_resolution = resolution(eval_ms)
     if eval_n is not None and eval_n > 0:
         fewer = eval_n - 1 if eval_n > 1 else eval_n
-        unit = _denied_figure(eval_ms, eval_resolution, eval_n, fewer, t.eval_figures)
+        unit = _denied_figure(eval_ms, eval_n, fewer, t.eval_figures)
         if unit is not None:
             return _figure_problem(t, "eval", unit)
     total_ms = t.total_ms
     if total_ms is None:
         return None
     parts = prompt_ms + eval_ms
-    if abs(parts - total_ms) > resolution(total_ms) + prompt_resolution + eval_resolution + 1e-9:
+    off, resolutions = abs(parts - total_ms), RESOLUTIONS
+    if (
+        off > resolutions[total_ms]
+        and off > resolutions[total_ms] + resolutions[prompt_ms] + resolutions[eval_ms] + 1e-9
+    ):
         return Fail(
             "total_ms", expected=round(parts, 2), found=total_ms, line=t.line, task=_task(t)
         )
@@ -163,7 +178,10 @@ def _order_problem(log: ServerLog) -> Fail | None:
     """Task ids that go back within a server run, or time stamps that do.
 
     The launches and the events come in line order, so their runs only grow: what came
-    before in the same run is what came just before, if that was in the same run."""
+    before in the same run is what came just before, if that was in the same run. (Each
+    event's time is read once: the events are of four kinds, so reading an attribute of
+    one is a look-up that no specialization of the loop saves, and a near-cap log has
+    59,000 of them.)"""
     before: Any = None
     before_run = -1
     for run, launch in zip(log.launch_runs, log.launches, strict=True):
@@ -177,19 +195,20 @@ def _order_problem(log: ServerLog) -> Fail | None:
                 previous_line=before.line,
             )
         before, before_run = launch, run
-    before, before_run = None, -1
+    before, before_time, before_run = None, 0.0, -1
     for run, event in zip(log.event_runs, log.events(), strict=True):
-        if event.time_ms is None:
+        time_ms = event.time_ms
+        if time_ms is None:
             continue
-        if run == before_run and event.time_ms < before.time_ms:
+        if run == before_run and time_ms < before_time:
             return Fail(
                 "time_order",
-                expected=f">= {before.time_ms}",
-                found=event.time_ms,
+                expected=f">= {before_time}",
+                found=time_ms,
                 line=event.line,
                 previous_line=before.line,
             )
-        before, before_run = event, run
+        before, before_time, before_run = event, time_ms, run
     return None
 
 
@@ -213,12 +232,12 @@ def _placement_problem(log: ServerLog) -> Fail | None:
                     what=_kind(event),
                     others=prefixed,
                 )
-    lines = list(map(attrgetter("line"), events)) if log.ends else []
+    lines, runs = log.event_lines, log.event_runs
     for end in log.ends:
         # runs only move forward with the line: the first event after the end is the one
         # to look at; if it is in a later run, no event of this run follows the end
         at = bisect.bisect_right(lines, end)
-        if at < len(events) and log.run_of(lines[at]) == log.run_of(end):
+        if at < len(events) and runs[at] == log.run_of(end):
             event = events[at]
             return Fail("after_end", found=event.line, line=event.line, end=end, what=_kind(event))
     return None

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 from checks import patterns
 from checks.evidence import (
-    Window,
     blocks,
     first_token_fits,
     generation_fits,
     nearest,
     request_params,
+    window,
 )
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
@@ -49,14 +47,13 @@ def in_log(ctx: Context) -> None:
     if not s["ttft_ms"] < s["total_ms"]:
         return  # an answer ending before its first token is sentence.order's to report
     generated = round(s["total_ms"] - s["ttft_ms"], 3)
-    log_blocks = blocks(ctx["log"])
-    window = Window(log_blocks, attrgetter("eval_ms"))
+    log_blocks, eval_window = blocks(ctx["log"]), window(ctx["log"], "eval_ms")
     # the closest that fits is the first that fits, nearest first (equally close: the
     # earlier in the log)
     best = next(
         (
             t
-            for j in window.agreeing(generated, noise)
+            for j in eval_window.agreeing(generated, noise)
             if ((t := log_blocks[j]).eval_n or 0) <= limit
             and generation_fits(generated, t, noise)
             and first_token_fits(s["ttft_ms"], t, overhead)

@@ -12,6 +12,7 @@ from checks.evidence import (
     match,
     nearest,
     request_params,
+    window,
 )
 from checks.formats.llama_log import TaskTiming
 from checks.numbers import close, medians
@@ -74,9 +75,7 @@ def in_log(ctx: Context) -> None:
                 ],
             )
             return
-    chosen, bad = match(
-        runs, candidates, fits, near=near(Window(candidates, attrgetter("eval_ms")))
-    )
+    chosen, bad = match(runs, candidates, fits, near=near(window(ctx["log"], "eval_ms")))
     if chosen is None:
         run = runs[bad]
         bad = ctx["ttft"]["runs"].index(run)

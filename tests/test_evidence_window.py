@@ -9,6 +9,7 @@ by position), and compare with the plain scan.
 
 from __future__ import annotations
 
+import math
 from operator import attrgetter
 
 from hypothesis import given, settings
@@ -85,3 +86,23 @@ def test_agreeing_names_every_candidate_that_agrees(
 ) -> None:
     found = set(Window(blocks(numbers), attrgetter("eval_ms")).agreeing(value, noise))
     assert {j for j, n in enumerate(numbers) if agree(value, n, noise)} <= found
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(NUMBERS, st.none(), st.sampled_from([float("inf"), -float("inf"), 1.7e308])),
+        max_size=30,
+    )
+)
+def test_a_window_keeps_exactly_the_finite_numbers_in_order(numbers: list[float | None]) -> None:
+    """Found in one pass for the usual log (every number finite); with an infinity, a
+    nan, a missing number or a sum that overflows, the same as testing each."""
+    numbers = [float("nan") if n == 99.75 else n for n in numbers]  # nan too
+    window = Window(blocks(numbers), attrgetter("eval_ms"))  # type: ignore[arg-type]
+    kept = [j for j, n in enumerate(numbers) if n is not None and math.isfinite(n)]
+    order = sorted(kept, key=lambda j: numbers[j])  # type: ignore[arg-type, return-value]
+    assert list(window.nearest(100.0, 1.79e308)) == sorted(
+        order,
+        key=lambda j: (abs(100.0 - numbers[j]), j),  # type: ignore[operator]
+    )

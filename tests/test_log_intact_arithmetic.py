@@ -162,3 +162,95 @@ def _plain_denied(ms: float, figures: Figures, divisors: tuple[int, ...]) -> str
     ):
         return "tokens_per_second"
     return None
+
+
+def _plain_problem(t: TaskTiming) -> tuple[str, ...] | None:
+    """The whole block rule as written before it was made fast: each figure by
+    `_plain_denied`, then the total's ms against all three numbers' rounding, then its
+    tokens."""
+    if t.prompt_n > 0:
+        unit = _plain_denied(t.prompt_ms, t.prompt_figures, (t.prompt_n,))
+        if unit is not None:
+            return "arithmetic", "prompt_eval", unit
+    if t.eval_ms is None:
+        return None
+    if t.eval_n is not None and t.eval_n > 0:
+        divisors = (t.eval_n, t.eval_n - 1) if t.eval_n > 1 else (1,)
+        unit = _plain_denied(t.eval_ms, t.eval_figures, divisors)
+        if unit is not None:
+            return "arithmetic", "eval", unit
+    if t.total_ms is None:
+        return None
+    rounding = resolution(t.total_ms) + resolution(t.prompt_ms) + resolution(t.eval_ms)
+    if abs(t.prompt_ms + t.eval_ms - t.total_ms) > rounding + 1e-9:
+        return ("total_ms",)
+    if t.total_n is not None and t.eval_n is not None and t.total_n != t.prompt_n + t.eval_n:
+        return ("total_n",)
+    return None
+
+
+# ms of zero to three decimals, tiny ones too (at most a resolution, which has no figure)
+ANY_MS = st.one_of(
+    MS,
+    st.integers(0, 10_000_000).map(lambda thousandths: thousandths / 1000),
+    st.integers(0, 100_000).map(float),
+    st.sampled_from([0.0, 0.001, 0.04, 0.05, 0.5, 0.51]),
+)
+# how far a printed figure or total is from the exact one: around every tolerance
+OFF = st.sampled_from([0.0, 0.001, 0.004, 0.005, 0.0051, 0.01, 0.015, 0.05, 0.06, 0.5, 2.0])
+ODD = st.sampled_from([float("inf"), float("nan"), 0.0, 1e-05])
+
+
+@st.composite
+def near_blocks(draw: st.DrawFn) -> TaskTiming:
+    """Blocks whose figures and total lie about as far from their ms and tokens as the
+    rounding allows: printed with two decimals (or one, or none), then moved by `OFF`
+    either way, or odd (`inf`, `nan`, zero)."""
+    prompt_ms, eval_ms = draw(ANY_MS), draw(ANY_MS)
+    prompt_n, eval_n = draw(st.integers(0, 2_000)), draw(st.integers(0, 600))
+
+    def figure(value: float) -> float | None:
+        kind = draw(st.sampled_from(["printed"] * 8 + ["odd", "none"]))
+        if kind == "none":
+            return None
+        if kind == "odd":
+            return draw(ODD)
+        if draw(st.integers(0, 3)):  # mostly as printed: the tests after it are reached
+            return round(value, 2)
+        digits = draw(st.sampled_from([0, 1, 2, 2, 2]))
+        return max(0.0, round(value, digits) + draw(st.sampled_from([-1, 1])) * draw(OFF))
+
+    def figures(ms: float, n: int) -> Figures:
+        divisor = draw(st.sampled_from([n, n, n, n - 1])) if n > 1 else max(n, 1)
+        if ms <= 0:
+            return Figures(figure(0.0), figure(0.0))
+        return Figures(figure(ms / divisor), figure(1000 * divisor / ms))
+
+    total = round(prompt_ms + eval_ms, 2) + draw(st.sampled_from([-1, 1])) * draw(OFF)
+    return TaskTiming(
+        task=1,
+        line=10,
+        prompt_ms=prompt_ms,
+        prompt_n=prompt_n,
+        eval_ms=draw(st.one_of(st.none(), st.just(eval_ms))),
+        eval_n=draw(st.one_of(st.none(), st.just(eval_n))),
+        prompt_figures=figures(prompt_ms, prompt_n),
+        eval_figures=figures(eval_ms, eval_n),
+        total_ms=draw(st.one_of(st.none(), st.just(max(0.0, total)))),
+        total_n=draw(st.one_of(st.none(), st.just(prompt_n + eval_n), st.integers(0, 3_000))),
+    )
+
+
+@settings(max_examples=3000, deadline=None)
+@given(near_blocks())
+def test_a_block_near_its_tolerances_is_judged_as_the_plain_rule_judges_it(t: TaskTiming) -> None:
+    """The fast test leaves out a term only where the figure stands without it; near
+    every tolerance, with odd figures, tiny times and missing lines, its verdict is the
+    plain rule's."""
+    problem = _block_problem(t)
+    found = None
+    if problem is not None:
+        found = (problem.key,)
+        if problem.key == "arithmetic":
+            found += (str(problem.params["which"]), str(problem.params["unit"]))
+    assert found == _plain_problem(t)

@@ -153,10 +153,13 @@ class ServerLog:
 
     def runs_in_order(self, events: Sequence[Event]) -> tuple[int, ...]:
         """`run_of` of each of `events`, which come in line order (as every tuple of the
-        log's does). A run is a stretch of lines, so its events are one slice of them,
-        found by one bisection per start: a near-cap log has 1,300 runs and 59,000 events,
-        a bisection each cost 20 ms."""
-        lines = list(map(attrgetter("line"), events))
+        log's does)."""
+        return self._runs_of_lines(list(map(attrgetter("line"), events)))
+
+    def _runs_of_lines(self, lines: Sequence[int]) -> tuple[int, ...]:
+        """`run_of` of each of `lines`, ascending. A run is a stretch of lines, so its
+        lines are one slice of them, found by one bisection per start: a near-cap log has
+        1,300 runs and 59,000 events, a bisection each cost 20 ms."""
         runs: list[int] = []
         for run, start in enumerate(self._start_lines):
             runs += [run] * (bisect.bisect_left(lines, start) - len(runs))
@@ -186,7 +189,13 @@ class ServerLog:
     @cached_property
     def event_runs(self) -> tuple[int, ...]:
         """The run of each of `events()`, in their order."""
-        return self.runs_in_order(self._events)
+        return self._runs_of_lines(self.event_lines)
+
+    @cached_property
+    def event_lines(self) -> tuple[int, ...]:
+        """The line of each of `events()`, in their order: the runs and `log.intact`'s
+        placement test both need them, and a near-cap log has 59,000 events."""
+        return tuple(map(attrgetter("line"), self._events))
 
     @cached_property
     def complete_timings(self) -> tuple[TaskTiming, ...]:
@@ -194,6 +203,13 @@ class ServerLog:
         in log order: found once, for the ten checks that ask (of 18,000 blocks near the
         caps)."""
         return tuple([t for t in self.timings if t.eval_ms is not None and t.eval_n is not None])
+
+    @cached_property
+    def views(self) -> dict[str, Any]:
+        """Where the checks keep what they derive from this log alone, each made once per
+        log and found by its name (`checks.evidence.window`): the record stays as it was
+        scanned, and a view made once serves every check that asks for it."""
+        return {}
 
     def events(self) -> list[Event]:
         """Every task event (launch, timing, cancel, release), in line order."""
