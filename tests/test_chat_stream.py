@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +12,7 @@ from checks import LAB, SCHEMAS
 from checks.formats import chat_stream as chat_stream_module
 from checks.formats.chat_stream import ChatStream, chat_stream
 from grader import parsers
+from tests.bulk_reading import ROOT, read_both, saved_files
 
 parse = chat_stream(SCHEMAS["sse_chunk"])
 LIMITS = LAB.default_limits()
@@ -135,29 +135,12 @@ def test_the_facts_of_a_stream_are_those_of_its_answer_before_done() -> None:
 # in bulk when every event is a valid chunk or [DONE]; the result must be what reading it
 # event by event gives, whatever the stream holds.
 
-ROOT = Path(__file__).resolve().parent
-STREAMS = sorted(
-    {
-        p.read_text("utf-8")
-        for p in [
-            *ROOT.glob("data/real/*/sse_raw.txt"),
-            *ROOT.parent.glob("sample_submissions/*/sse_raw.txt"),
-        ]
-    }
-)
+STREAMS = saved_files("sse_raw.txt")
+NOT_PLAIN = (chat_stream_module, "plain_data", lambda text, max_events: None)
 
 
 def _read_both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
-    def outcome() -> tuple:
-        parsed = parse(text, "sse_raw.txt", LIMITS)
-        lines = [parsed.line_of(f"/{i}/choices") for i in range(-1, 80)]
-        return parsed.value, parsed.problems, lines, parsed.line_of("/01"), parsed.line_of("")
-
-    quick = outcome()
-    with monkeypatch.context() as patch:
-        patch.setattr(chat_stream_module, "plain_data", lambda text, max_events: None)
-        each = outcome()
-    return quick, each
+    return read_both(parse, text, "sse_raw.txt", "choices", monkeypatch, NOT_PLAIN)
 
 
 @pytest.mark.parametrize("text", STREAMS, ids=range(len(STREAMS)))

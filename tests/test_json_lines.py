@@ -3,8 +3,6 @@ is read in bulk, and what that gives must be what reading it line by line gives.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,32 +11,16 @@ from checks import LAB, SCHEMAS
 from grader import parsers
 from grader.jsonload import StrictDecoder
 from grader.records import replace
+from tests.bulk_reading import ROOT, read_both, saved_files
 
 parse = parsers.json_lines(SCHEMAS["chunks_record"])
 LIMITS = LAB.default_limits()
-ROOT = Path(__file__).resolve().parent
-FILES = sorted(
-    {
-        p.read_text("utf-8")
-        for p in [
-            *ROOT.glob("data/real/*/chunks.jsonl"),
-            *ROOT.parent.glob("sample_submissions/*/chunks.jsonl"),
-        ]
-    }
-)
+FILES = saved_files("chunks.jsonl")
+NOT_IN_BULK = (StrictDecoder, "quick_all", lambda self, texts: None)
 
 
 def _read_both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
-    def outcome() -> tuple:
-        parsed = parse(text, "chunks.jsonl", LIMITS)
-        lines = [parsed.line_of(f"/{i}/t_ms") for i in range(-1, 70)]
-        return parsed.value, parsed.problems, lines, parsed.line_of("/01"), parsed.line_of("")
-
-    quick = outcome()
-    with monkeypatch.context() as patch:
-        patch.setattr(StrictDecoder, "quick_all", lambda self, texts: None)
-        each = outcome()
-    return quick, each
+    return read_both(parse, text, "chunks.jsonl", "t_ms", monkeypatch, NOT_IN_BULK)
 
 
 @pytest.mark.parametrize("text", FILES, ids=range(len(FILES)))
