@@ -47,12 +47,14 @@ class _Resolutions(dict):
     """The resolutions found so far, by value: a dict's own look-up answers for a value
     seen before, and `__missing__` computes one not seen yet.
 
-    A near-cap log asks for some 370,000 resolutions, of a few hundred distinct values
-    (two decimals: the figures repeat). A look-up here costs about half of what a hit in
-    `functools.lru_cache` did (which builds a key tuple and reorders its list on every
-    hit). It forgets everything once it holds 4,096 values, so a process that grades many
-    logs holds no more than that; equal numbers (1 and 1.0 too) have equal resolutions,
-    so they may share an entry.
+    A near-cap log asks for some 370,000 resolutions. Its figures print two decimals, so
+    they repeat: the benchmark's log of copies has a few hundred distinct values. One
+    whose every block has figures of its own has 24,000, and then most look-ups compute
+    (the table is cleared a few times a grade). A look-up here costs about half of what
+    a hit in `functools.lru_cache` did (which builds a key tuple and reorders its list on
+    every hit). It forgets everything once it holds 4,096 values, so a process that
+    grades many logs holds no more than that; equal numbers (1 and 1.0 too) have equal
+    resolutions, so they may share an entry.
     """
 
     def __missing__(self, value: float | int) -> float:
