@@ -284,7 +284,10 @@ def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
     pure-Python copy there, with patterns to compile (≈5 M instructions). Elsewhere
     `tokenize` is used: from 3.12 it wraps that same C tokenizer, and `TokenizerIter`'s
     signature and tuples changed with it; it gives an f-string's (3.14: a t-string's)
-    literal text as FSTRING_MIDDLE tokens, `{{` as the text `{`, which are left out. A
+    literal text as FSTRING_MIDDLE tokens, `{{` as the text `{`, which are left out. It
+    reads a line at a time, so the lines are read with universal newlines: a lone CR
+    and CRLF end a line, as they do for the compiler, which reads the whole text (fed
+    LF lines only, 3.12 took a lone CR for a character in its line and raised). A
     keyword is a NAME, except 3.11's `async` and `await` (types of their own): tell them
     by their text.
     """
@@ -300,7 +303,7 @@ def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
     }
     return (
         (token.string, token.type, token.start[0])
-        for token in tokenize.generate_tokens(io.StringIO(text).readline)
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
         if token.type not in skipped
     )
 
