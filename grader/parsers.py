@@ -291,8 +291,20 @@ def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
     keyword is a NAME, except 3.11's `async` and `await` (types of their own): tell them
     by their text.
     """
-    if _TOKENIZER_ITER is not None:
-        return iter(_TOKENIZER_ITER(text))
+    return _TOKENS(text)
+
+
+def _tokenizer() -> Callable[[str], Iterator[tuple[Any, ...]]]:
+    """What `python_tokens` reads tokens with: CPython 3.11's `_tokenize.TokenizerIter`,
+    else `tokenize` (see `python_tokens`), imported here, with this module, so that no
+    grade imports it while it is confined (`grader.sandbox`)."""
+    if sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11):
+        try:
+            from _tokenize import TokenizerIter
+        except ImportError:  # pragma: no cover - every CPython 3.11 has it
+            pass
+        else:
+            return lambda text: iter(TokenizerIter(text))
     import io
     import tokenize
 
@@ -301,22 +313,15 @@ def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
         tokenize.NL,
         *(getattr(tokenize, name, -1) for name in ("FSTRING_MIDDLE", "TSTRING_MIDDLE")),
     }
-    return (
-        (token.string, token.type, token.start[0])
-        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
-        if token.type not in skipped
-    )
+
+    def tokens(text: str) -> Iterator[tuple[Any, ...]]:
+        return (
+            (token.string, token.type, token.start[0])
+            for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
+            if token.type not in skipped
+        )
+
+    return tokens
 
 
-def _tokenizer_iter() -> Any:
-    """CPython 3.11's `_tokenize.TokenizerIter`, else None (see `python_tokens`)."""
-    if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11):
-        return None
-    try:
-        from _tokenize import TokenizerIter
-    except ImportError:  # pragma: no cover - every CPython 3.11 has it
-        return None
-    return TokenizerIter
-
-
-_TOKENIZER_ITER = _tokenizer_iter()
+_TOKENS = _tokenizer()
