@@ -19,7 +19,7 @@ import math
 import re
 
 from grader import patterns
-from grader.jsonquick import QUICK_FROM, UNSURE, long_run, quick_value, quick_values, shape
+from grader.jsonquick import QUICK_FROM, UNSURE, Accept, long_run, quick_batches, quick_value, shape
 from grader.problems import Location, Problem, json_pointer
 from grader.records import field, record
 
@@ -126,12 +126,12 @@ class StrictDecoder:
                 return value
         return self._exact(text, file)
 
-    def quick_all(self, texts: list[str]) -> list[Any] | None:
-        """Each text's value as `decode` gives it, when `grader.jsonquick.quick_values`
-        vouches for all (keys not shared); else None: `decode` each, to say what, where."""
+    def quick_all(self, texts: list[str], accept: Accept | None = None) -> list[Any] | None:
+        """Each text's value as `decode` gives it, when `grader.jsonquick.quick_batches`
+        vouches for all (keys not shared) and `accept` takes each batch's; else None."""
         quick = not any(map(_SURROGATE_ESCAPE.search, texts))
-        values = quick_values(texts, self._long_run, self.max_depth) if quick else UNSURE
-        return None if values is UNSURE else values
+        values = quick_batches(texts, self._long_run, self.max_depth, accept) if quick else UNSURE
+        return None if values is UNSURE else values  # type: ignore[return-value]
 
     def _exact(self, text: str, file: str) -> Any:
         """The value through the hooks that refuse, or `JsonError` with the walk's

@@ -34,7 +34,13 @@ from operator import itemgetter
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    Accept = Callable[[list[Any]], bool]
+    """What a caller of `quick_batches` asks of each batch's values (their schema)."""
+else:
+    Accept = None
 
 UNSURE = object()
 """What `quick_value` returns for a text it cannot vouch for."""
@@ -186,6 +192,34 @@ def quick_values(texts: list[str], run: bytes, max_depth: int) -> list[Any] | ob
     except (ValueError, RecursionError):
         return UNSURE
     return UNSURE if depth - 1 > max_depth else values
+
+
+QUICK_BATCH = 64
+"""Texts decoded and tested at a time by `quick_batches`: what a file that goes the
+exact way after all costs at most beyond that way. Measured, best of 3, against all at
+once: a near-cap stream 41.9 -> 34.8 ms and near-cap JSON Lines 61.7 -> 41.8 ms (a
+batch's values are still in the cache when they are tested), 4,096 events of 900-deep
+arrays 2,793 -> 85 ms; 64 and 256 cost the same on the near-cap files."""
+
+
+def quick_batches(
+    texts: list[str], run: bytes, max_depth: int, accept: Accept | None = None
+) -> list[Any] | object:
+    """`quick_values` of `texts`, `QUICK_BATCH` at a time, each batch's values also
+    given to `accept` (None: any): `UNSURE` at the first batch that either refuses.
+
+    Every text is decoded before `quick_values` tests any, and the caller's own tests
+    (a chunk's schema) come after: on all of a file at once, a hostile stream of 4,096
+    deep or long arrays took 11 times as long as the exact way, which stops at its first
+    problems, and seven times its memory. A batch at a time, it costs at most a batch
+    more than the exact way."""
+    values: list[Any] = []
+    for start in range(0, len(texts), QUICK_BATCH):
+        found = quick_values(texts[start : start + QUICK_BATCH], run, max_depth)
+        if found is UNSURE or (accept is not None and not accept(found)):  # type: ignore[arg-type]
+            return UNSURE
+        values += found  # type: ignore[arg-type]
+    return values
 
 
 def _whole(decoded: list[tuple[Any, int]], texts: list[str]) -> bool:

@@ -168,8 +168,9 @@ def json_lines(schema: SchemaRef) -> Parser:
         lines = _LINE_END.split(text)
         numbers = [number for number, line in enumerate(lines, start=1) if line.strip()]
         if len(numbers) <= limits.jsonl_records:
-            records = decoder.quick_all([lines[number - 1] for number in numbers])
-            if records is not None and schema.all_conform(records):
+            texts = [lines[number - 1] for number in numbers]
+            records = decoder.quick_all(texts, schema.all_conform)  # a batch at a time
+            if records is not None:
                 cut_down = declared_only_all(schema, text)
                 if cut_down is not None:
                     records = cut_down(records)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from checks import LAB, SCHEMAS
 from checks.formats import chat_stream as chat_stream_module
 from checks.formats.chat_stream import ChatStream, chat_stream
-from grader import parsers
+from grader import jsonquick, parsers
 from tests.bulk_reading import ROOT, read_both, saved_files
 
 parse = chat_stream(SCHEMAS["sse_chunk"])
@@ -152,6 +152,30 @@ def test_a_real_stream_read_in_bulk_is_what_reading_each_event_gives(
         monkeypatch.setattr(parsers, "PRUNED_FROM", 0)
     quick, each = _read_both(text, monkeypatch)
     assert quick == each
+
+
+@pytest.mark.parametrize(
+    "data", ["[" * 900 + "]" * 900, "[" + ",".join(["1"] * 900) + "]", '{"choices": 1}']
+)
+def test_a_hostile_stream_is_given_up_in_bulk_within_a_batch(
+    data: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain stream of 4,096 valid JSON texts that are no chunk (deep or long arrays,
+    a chunk of the wrong shape) is read event by event after at most one batch decoded
+    in bulk: it once cost 11 times the event-by-event reading, every event decoded
+    first. What it gives is that reading's."""
+    decoded: list[int] = []
+    quick_values = jsonquick.quick_values
+
+    def counting(texts, run, max_depth):  # type: ignore[no-untyped-def]
+        decoded.append(len(texts))
+        return quick_values(texts, run, max_depth)
+
+    monkeypatch.setattr(jsonquick, "quick_values", counting)
+    text = f"data: {data}\n\n" * 4096
+    quick, each = _read_both(text, monkeypatch)
+    assert quick == each and quick[1]
+    assert sum(decoded) <= jsonquick.QUICK_BATCH
 
 
 def test_a_real_capture_is_read_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:

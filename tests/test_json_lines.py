@@ -16,7 +16,7 @@ from tests.bulk_reading import ROOT, read_both, saved_files
 parse = parsers.json_lines(SCHEMAS["chunks_record"])
 LIMITS = LAB.default_limits()
 FILES = saved_files("chunks.jsonl")
-NOT_IN_BULK = (StrictDecoder, "quick_all", lambda self, texts: None)
+NOT_IN_BULK = (StrictDecoder, "quick_all", lambda self, texts, accept=None: None)
 
 
 def _read_both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:

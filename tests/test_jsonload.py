@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.jsonload import JsonError, PositionMap, StrictDecoder
-from grader.jsonquick import QUICK_FROM, UNSURE, long_run, quick_value, shape
+from grader.jsonquick import QUICK_BATCH, QUICK_FROM, UNSURE, long_run, quick_value, shape
 
 decoder = StrictDecoder(max_digits=100, max_depth=64)
 
@@ -376,6 +376,29 @@ def test_one_text_that_decode_refuses_or_that_is_not_one_whole_value_is_left_to_
     texts: list[str],
 ) -> None:
     assert decoder.quick_all(texts) is None
+
+
+def test_texts_over_several_batches_decode_together_as_each_alone() -> None:
+    texts = [f'{{"i": {i}, "t": "{i}:00"}}' for i in range(2 * QUICK_BATCH + 5)]
+    assert decoder.quick_all(texts) == [decoder.decode(text, "f.json") for text in texts]
+
+
+def test_a_text_refused_in_a_later_batch_refuses_them_all() -> None:
+    texts = ['{"a": 1}'] * (QUICK_BATCH + 3) + ['{"a": 1, "a": 2}']
+    assert decoder.quick_all(texts) is None
+
+
+def test_each_batch_is_accepted_before_the_next_is_decoded() -> None:
+    """`accept` sees each batch's values in order; once it refuses one, no later text
+    is decoded (a hostile file costs at most a batch beyond the exact way)."""
+    seen: list[list[object]] = []
+    texts = [f"[{i}]" for i in range(3 * QUICK_BATCH)]
+    assert decoder.quick_all(texts, lambda values: seen.append(values) or True) is not None
+    assert [len(values) for values in seen] == [QUICK_BATCH] * 3
+    assert seen[1][0] == [QUICK_BATCH]
+    seen.clear()
+    assert decoder.quick_all(texts, lambda values: seen.append(values) and False) is None
+    assert len(seen) == 1
 
 
 def test_texts_of_plain_values_decode_together() -> None:

@@ -124,12 +124,18 @@ def _plain_chunks(
     for all the events where that reading makes one for each (decoding, validating).
     A near-cap stream's 4,096 events took 15 µs each that way."""
     done = [data.strip() == "[DONE]" for data in plain.data]
-    values = decoder.quick_all(list(compress(plain.data, map(not_, done))))
-    if values is None or not set(map(type, values)) <= {dict}:
-        return None
-    if any(map(dict.__contains__, values, repeat("error"))):
-        return None  # an error sent as data: told where it is, event by event
-    if not chunk_schema.all_conform(values):
+
+    def chunks_all(values: list[Any]) -> bool:
+        """Whether each value is a chunk (no error sent as data, which is told where it
+        is event by event): asked of each batch as it is decoded."""
+        return (
+            set(map(type, values)) <= {dict}
+            and not any(map(dict.__contains__, values, repeat("error")))
+            and chunk_schema.all_conform(values)
+        )
+
+    values = decoder.quick_all(list(compress(plain.data, map(not_, done))), chunks_all)
+    if values is None:
         return None
     chunks = iter(values if cut_down is None else cut_down(values))
     return [
