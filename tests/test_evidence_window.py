@@ -106,3 +106,15 @@ def test_a_window_keeps_exactly_the_finite_numbers_in_order(numbers: list[float 
         order,
         key=lambda j: (abs(100.0 - numbers[j]), j),  # type: ignore[operator]
     )
+
+
+def test_the_resolutions_remembered_are_forgotten_once_there_are_4096() -> None:
+    """A process that grades many logs remembers at most 4,096 resolutions; what it
+    computes after forgetting is the same."""
+    from checks.evidence import RESOLUTIONS, resolution
+
+    RESOLUTIONS.clear()
+    assert [resolution(i + 0.5) for i in range(4096)] == [0.05] * 4096
+    assert len(RESOLUTIONS) == 4096
+    assert resolution(0.25) == 0.005 and len(RESOLUTIONS) == 1
+    assert resolution(624.9) == 0.05 and resolution(625) == 0.5
