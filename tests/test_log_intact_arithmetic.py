@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from checks.evidence import resolution
 from checks.formats.llama_log import Figures, TaskTiming
 from checks.log import _block_problem
+from grader.records import replace
 
 MS = st.integers(1_000, 10_000_000).map(lambda hundredths: hundredths / 100)  # 10.00 ms up
 TOKENS = st.integers(1, 1_000)
@@ -58,7 +59,7 @@ def test_a_prompt_figure_changed_by_half_is_denied_by_its_ms_and_tokens(
         if per_token
         else Figures(figures.per_token_ms, figures.per_second * 1.5 + 1)  # type: ignore[operator]
     )
-    bad = TaskTiming(**{**_fields(good), "prompt_figures": changed})
+    bad = replace(good, prompt_figures=changed)
     problem = _block_problem(bad)
     assert problem is not None
     assert problem.key == "arithmetic"
@@ -68,7 +69,7 @@ def test_a_prompt_figure_changed_by_half_is_denied_by_its_ms_and_tokens(
 
 def test_a_total_that_is_not_prompt_plus_eval_is_denied() -> None:
     good = block(225.44, 33, 1415.71, 64)
-    bad = TaskTiming(**{**_fields(good), "total_ms": 1700.0})
+    bad = replace(good, total_ms=1700.0)
     problem = _block_problem(bad)
     assert problem is not None
     assert (problem.key, problem.expected, problem.found) == ("total_ms", 1641.15, 1700.0)
@@ -76,14 +77,8 @@ def test_a_total_that_is_not_prompt_plus_eval_is_denied() -> None:
 
 def test_a_line_of_no_tokens_has_no_figure_to_deny() -> None:
     good = block(225.44, 33, 1415.71, 64)
-    silent = TaskTiming(**{**_fields(good), "prompt_n": 0, "total_n": None})
+    silent = replace(good, prompt_n=0, total_n=None)
     assert _block_problem(silent) is None
-
-
-def _fields(t: TaskTiming) -> dict[str, object]:
-    from grader.records import field_names
-
-    return {name: getattr(t, name) for name in field_names(TaskTiming)}
 
 
 def test_an_eval_figure_of_one_token_fewer_stands() -> None:
@@ -91,7 +86,7 @@ def test_an_eval_figure_of_one_token_fewer_stands() -> None:
     came with the prompt: `1415.71 ms / 64 tokens (22.47 ms per token, 44.50 tokens per
     second)`."""
     good = block(225.44, 33, 1415.71, 64)
-    lab_build = TaskTiming(**{**_fields(good), "eval_figures": Figures(22.47, 44.50)})
+    lab_build = replace(good, eval_figures=Figures(22.47, 44.50))
     assert _block_problem(lab_build) is None
 
 
@@ -99,7 +94,7 @@ def test_a_prompt_figure_of_one_token_fewer_is_denied() -> None:
     """Only the eval line may count one token fewer: the prompt line's figures divide by
     all its tokens."""
     good = block(225.44, 33, 1415.71, 64)
-    shifted = TaskTiming(**{**_fields(good), "prompt_figures": printed(225.44, 32)})
+    shifted = replace(good, prompt_figures=printed(225.44, 32))
     problem = _block_problem(shifted)
     assert problem is not None
     assert (problem.key, str(problem.params["which"])) == ("arithmetic", "prompt_eval")
