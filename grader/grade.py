@@ -18,7 +18,7 @@ from grader.lab import Lab
 from grader.limits import Limits
 from grader.loading import Artifact, ArtifactSpec, Read, decode, parse_decoded, read, released
 from grader.locate import locate
-from grader.problems import Location, Problem
+from grader.problems import Location, Param, Problem
 from grader.result import (
     STATUSES,
     ArtifactResult,
@@ -29,7 +29,7 @@ from grader.result import (
     Summary,
 )
 from grader.rubric import Rubric
-from grader.runner import Outcome, run_checks
+from grader.runner import Outcome, hint_ids, run_checks
 from grader.sandbox import run_confined
 
 
@@ -208,6 +208,15 @@ def _location(loc: Location | None) -> ResultLocation | None:
     return ResultLocation(file=loc.file, line=loc.line, column=loc.column, pointer=loc.pointer)
 
 
+def _first_text(catalog: Catalog, keys: tuple[str, ...], params: Mapping[str, Param]) -> str | None:
+    """The text of the first of `keys` the catalog has."""
+    for key in keys:
+        text = catalog.text(key, params)
+        if text is not None:
+            return text
+    return None
+
+
 def _check_result(outcome: Outcome, catalog: Catalog) -> CheckResult:
     failed = outcome.status == "failed"
     params = {"expected": outcome.expected, "found": outcome.found, **outcome.params}
@@ -219,7 +228,7 @@ def _check_result(outcome: Outcome, catalog: Catalog) -> CheckResult:
         points=outcome.points,
         max_points=outcome.max_points,
         message=catalog.text(outcome.message_id, params),
-        hint=catalog.text(outcome.hint_id or f"{outcome.id}.hint", params) if failed else None,
+        hint=_first_text(catalog, hint_ids(outcome), params) if failed else None,
         explanation=catalog.text(f"{outcome.id}.explain", params) if failed else None,
         artifact=outcome.artifact,
         location=_location(outcome.location),

@@ -42,7 +42,25 @@ class Outcome:
     """For a skipped check: the check whose failure it waits for (`<artifact>.schema`
     when a file did not load), the first link of the chain."""
     hint_id: str | None = None
-    """The catalog id of what to do, when it is not `<id>.hint` (a file's problem)."""
+    """The catalog id of what to do, when it is not `<id>.hint`: for a file's problem,
+    `engine.schema_hint.<problem id>` (`hint_of` falls back to the problem's kind)."""
+
+
+SCHEMA_HINT = "engine.schema_hint"
+"""The catalog table of what to do about a file's problem: a hint for the problem itself
+(`engine.schema_hint.file.too_big`) where there is one, else for its kind, the first word
+of its id (`engine.schema_hint.file`)."""
+
+
+def hint_ids(outcome: Outcome) -> tuple[str, ...]:
+    """The catalog ids of what to do about a failed outcome, the first the catalog has
+    is said: the check's own `<id>.hint`, or its file's problem's (`SCHEMA_HINT`)."""
+    if outcome.hint_id is None:
+        return (f"{outcome.id}.hint",)
+    problem = outcome.hint_id.removeprefix(f"{SCHEMA_HINT}.")
+    if problem == outcome.hint_id or "." not in problem:
+        return (outcome.hint_id,)
+    return outcome.hint_id, f"{SCHEMA_HINT}.{problem.split('.')[0]}"
 
 
 def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
@@ -82,7 +100,7 @@ def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
         params,
         first.location or Location(artifact.file),
         title_id=title,
-        hint_id=f"engine.schema_hint.{first.message_id.split('.')[0]}",
+        hint_id=f"{SCHEMA_HINT}.{first.message_id}",
     )
 
 

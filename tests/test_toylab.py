@@ -88,6 +88,12 @@ def test_the_labs_own_limit_is_set_in_its_rubric(tmp_path: Path) -> None:
         graded(folder, RUBRIC.replace('version = "1"', 'version = "1"\n[limits]\nanswer_byte = 1'))
 
 
+def test_a_file_over_a_limit_is_told_the_engines_hint_for_its_size(tmp_path: Path) -> None:
+    tight = RUBRIC.replace('version = "1"', 'version = "1"\n[limits]\nanswer_bytes = 10')
+    schema = graded(answer(tmp_path / "s"), tight).checks[0]
+    assert schema.hint is not None and schema.hint.startswith("A run of the lab makes no file")
+
+
 def test_a_rubric_is_for_one_lab(tmp_path: Path) -> None:
     first_token = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
     with pytest.raises(RubricError, match='for the lab "first-token", not for "toy"'):
