@@ -450,6 +450,8 @@ def memory(venv: Venv, work: Path) -> list[str]:
          lambda f: near_caps_submission(f, cap, False)),
         ("the same, every timing block of the log with figures of its own",
          lambda f: near_caps_submission(f, cap, False, distinct=True)),
+        ("the same, server.log at its line cap, each line a timing block of its own "
+         "that no fast path reads", lambda f: _bare_timings(f, cap)),
         ("every file just under its cap", lambda f: near_caps_submission(f, cap, True)),
         ("server.log of 1 GB (refused)", lambda f: _huge_log(f)),
     ]  # fmt: skip
@@ -481,6 +483,22 @@ def memory(venv: Venv, work: Path) -> list[str]:
         shutil.rmtree(folder)
     rows += ["", "Caps: " + ", ".join(f"{k} {v:,}" for k, v in cap.items() if "archive" not in k)]
     return rows
+
+
+_BARE_TIMING = (
+    "prompt eval time =     225.44 ms /    33 tokens "
+    "(    6.83 ms per token,   146.38 tokens per second)\n"
+)
+"""A 2024-25 timing line without the prefix-only line that names its task: the scan reads
+it the general way and makes a timing block of it, the dearest line known per byte."""
+
+
+def _bare_timings(folder: Path, cap: dict[str, int]) -> None:
+    """The near-cap submission with a log of `_BARE_TIMING` lines up to its caps: what a
+    hostile log costs, where the copies of the real one cost what an honest one does."""
+    near_caps_submission(folder, cap, False)
+    count = min(cap["log_lines"] - 1, (cap["log_bytes"] - 1) // len(_BARE_TIMING))
+    (folder / "server.log").write_text(_BARE_TIMING * count, "utf-8")
 
 
 def _huge_log(folder: Path) -> None:
