@@ -506,11 +506,11 @@ def test_a_cut_log_counts_the_lines_it_kept_and_says_whether_more_followed(
 def test_a_cut_past_the_first_chunk_counts_the_lines_it_kept() -> None:
     """The lines are counted as the text is split, a chunk at a time: a cut in any chunk,
     or at a chunk's end, keeps `max_lines` lines and says whether more followed."""
-    from checks.formats.llama_log import _CHUNK
+    from checks.formats.llama_log_text import CHUNK
 
     lines = [f"0.00.000.{i % 1000:03d} I srv  some line number {i}" for i in range(6_000)]
     text = "\n".join(lines) + "\n"
-    chunk_end = text.count("\n", 0, text.find("\n", _CHUNK) + 1)  # the first chunk's last line
+    chunk_end = text.count("\n", 0, text.find("\n", CHUNK) + 1)  # the first chunk's last line
     for max_lines in (chunk_end - 1, chunk_end, chunk_end + 1, 2_999, 5_999, 6_000, 6_001):
         log = scan_log(text, max_lines=max_lines)
         assert (log.line_count, log.truncated) == (min(6_000, max_lines), max_lines < 6_000)
@@ -998,14 +998,14 @@ def test_task_line_groups_are_unpacked_in_the_patterns_order() -> None:
 def test_an_open_timings_slots_are_task_timings_fields() -> None:
     """An open timing is `TaskTiming`'s fields in order: the slots its eval and total
     lines fill are those fields'."""
-    from checks.formats import llama_log
+    from checks.formats import llama_log_events as events
     from grader.records import field_names
 
     names = field_names(TaskTiming)
-    assert [names[i] for i in (llama_log._EVAL_MS, llama_log._EVAL_N)] == ["eval_ms", "eval_n"]
-    assert names[llama_log._EVAL_FIGURES] == "eval_figures"
-    assert [names[i] for i in (llama_log._TOTAL_MS, llama_log._TOTAL_N)] == ["total_ms", "total_n"]
-    opened = llama_log._open_timing(7, 3, 1.5, 2, llama_log._NO_FIGURES, 9.0, True)
+    assert [names[i] for i in (events._EVAL_MS, events._EVAL_N)] == ["eval_ms", "eval_n"]
+    assert names[events._EVAL_FIGURES] == "eval_figures"
+    assert [names[i] for i in (events._TOTAL_MS, events._TOTAL_N)] == ["total_ms", "total_n"]
+    opened = events.open_timing(7, 3, 1.5, 2, events.NO_FIGURES, 9.0, True)
     assert TaskTiming(*opened) == TaskTiming(
         task=7, line=3, prompt_ms=1.5, prompt_n=2, time_ms=9.0, prefixed=True
     )
@@ -1017,11 +1017,11 @@ def test_a_line_ending_with_a_bar_is_read_as_prefix_only_end_says(tail: str) -> 
     """The scan reads a line that ends with `|` but for blanks and colour resets (a
     prefix-only line); it tells most such lines by `rstrip`, and must tell exactly the
     lines `PREFIX_ONLY_END` finds."""
-    from checks.formats.llama_log import _Lines
     from checks.formats.llama_log_lines import PREFIX_ONLY_END
+    from checks.formats.llama_log_text import Lines
 
     line = "slot print_timing: id  0 | task 3 " + tail
-    chunks = _Lines(line + "\nnext line\n", None).candidates()
+    chunks = Lines(line + "\nnext line\n", None).candidates()
     read = [found for chunk in chunks for found in chunk]
     assert read == ([(0, 1)] if PREFIX_ONLY_END.search(line) else [])
 
@@ -1038,7 +1038,7 @@ def test_a_time_prefix_is_the_float_its_fields_read_as_floats_give(
     """A time prefix's fields are read by `int` (faster than `float`); every field the
     prefix can print gives the very float the scan gave when it read them as floats, so
     no event's `time_ms` moves."""
-    from checks.formats.llama_log import _prefix_ms
+    from checks.formats.llama_log_text import prefix_ms
 
     as_floats = (float(minutes) * 60 + float(seconds)) * 1000 + float(ms) + float(us) / 1000
-    assert _prefix_ms(minutes, seconds, ms, us).hex() == as_floats.hex()
+    assert prefix_ms(minutes, seconds, ms, us).hex() == as_floats.hex()
