@@ -276,6 +276,11 @@ def nearest(
     return min(pool, key=lambda t: abs((t.eval_ms or 0) - generated_ms), default=None)
 
 
+def task_label(timing: TaskTiming) -> str:
+    """How a message names a block's task: its id, "?" in the oldest logs (no id)."""
+    return str(timing.task) if timing.task is not None else "?"
+
+
 def request_params(timing: TaskTiming) -> dict[str, int | str]:
     """How a message names a request of the log: its task id ("?" in the oldest logs,
     which print none) and the line of its timing block."""

@@ -30,6 +30,7 @@ CHECK_PATH = {
     "checks.formats.llama_log_text",
     "checks.formats.server_log",
     "checks.log",
+    "checks.log_intact",
     "checks.measures",
     "checks.numbers",
     "checks.patterns",

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from checks.evidence import resolution
 from checks.formats.llama_log import Figures, TaskTiming
-from checks.log import _block_problem
+from checks.log_intact import _block_problem
 from grader.records import replace
 
 MS = st.integers(1_000, 10_000_000).map(lambda hundredths: hundredths / 100)  # 10.00 ms up

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checks.formats.llama_log import ServerLog, scan_log
-from checks.log import _order_problem
+from checks.log_intact import _order_problem
 from grader.engine import Fail
 
 ROOT = Path(__file__).resolve().parent.parent
