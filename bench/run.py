@@ -326,14 +326,16 @@ def batch(venv: Venv, count: int, rounds: int, work: Path) -> list[str]:
                     f"{median:.0f} (IQR {iqr:.0f}) |")  # fmt: skip
     speedup = [one / two for one, two in zip(seconds[1], seconds[2], strict=True)]
     scores = summary.get("score", {})
+    integrity = summary.get("integrity", {})
     rows += [
         "",
         f"- `--jobs 2` ÷ `--jobs 1` throughput: {ratio_cell(speedup)}",
         f"- the class: {summary.get('graded')} graded, scores {scores.get('min')}–"
         f"{scores.get('max')} (each its real base's), "
-        f"{len(summary.get('integrity', {}).get('flags', {}))} students flagged, "
-        f"{len(summary.get('integrity', {}).get('pairs', []))} pairs of students whose "
-        "timings chance put within 0.5% of each other at more than 5 of 22 places",
+        f"{len(integrity.get('flags', {}))} students flagged, "
+        f"{len(integrity.get('pairs', []))} pairs (near-identical timings made a pair from "
+        f"{integrity.get('near_timings_needed')} of 22 within 0.5%, what chance gives this "
+        "class)",
     ]
     return rows
 

@@ -14,8 +14,8 @@ consistent with the log: no flag. Their descriptions are `class_report.flag.<key
 messages/<lang>.toml.
 
 Pairs: two students who share a measured file byte for byte, or their stream's chatcmpl
-id, or more than 5 of their timings within 0.5 % (among independent real runs no pair
-came close: see the README), handed in one run.
+id, or more of their timings within 0.5 % than chance gives a class of their size (more
+than 5 in any class; `grader.class_report.pairs.near_needed`), handed in one run.
 """
 
 from __future__ import annotations

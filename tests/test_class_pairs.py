@@ -2,21 +2,24 @@
 
 Each submission alone is checked against its own server log; a copy of a classmate's
 run passes that test, so the class is compared as a whole (`grader.class_report.pairs`,
-with the lab's `PairSpec`): a shared measured file, a shared chatcmpl id, or more than
-five near-identical timings.
+with the lab's `PairSpec`): a shared measured file, a shared chatcmpl id, or more
+near-identical timings than chance gives a class of its size (and more than five).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import random
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from checks.class_report import CLASS_REPORT
-from grader.class_report.pairs import find_pairs, partners
+from grader.class_report.pairs import Compared, find_pairs, near_needed, pairs_and_needed, partners
 from grader.class_report.results import CheckRow, Student, student_of
 from tests.conftest import REAL, SAMPLES
 
@@ -128,3 +131,75 @@ def test_a_student_who_could_not_be_graded_is_in_no_pair() -> None:
     b = dataclasses.replace(with_timings("b", [1.0] * 8), gradable=False)
     spec = dataclasses.replace(SPEC, timings=(("ttft.in_log", "ttft_ms"),))
     assert find_pairs([a, b], spec) == []
+
+
+# -- near timings in a large class: what chance gives is read off the class itself -------
+
+
+def _pod_class(size: int, seed: int = 7) -> list[Compared]:
+    """`size` honest students as `bench/honest_class.py` models them, without grading:
+    22 timings of the real run, each scaled by the student's pod (prompt and decoding
+    apart, [0.7, 1.7]) and by its own moment ([0.85, 1.18]), log-uniform."""
+    rng = random.Random(seed)
+    base = [200.0 + 97.0 * i for i in range(22)]
+
+    def factor(low: float, high: float) -> float:
+        return math.exp(rng.uniform(math.log(low), math.log(high)))
+
+    students = []
+    for number in range(size):
+        pod = (factor(0.7, 1.7), factor(0.7, 1.7))
+        timings = tuple(v * pod[i % 2] * factor(0.85, 1.18) for i, v in enumerate(base))
+        students.append(Compared(f"s{number:05d}", (), (), timings))
+    return students
+
+
+def _copy(of: Compared, sid: str, near: int) -> Compared:
+    """A run handed in again as `sid`: its first `near` timings within 0.2 %, the rest
+    redone (20 % off)."""
+    timings = tuple(v * (1.002 if i < near else 1.2) for i, v in enumerate(of.timings))  # type: ignore[operator]
+    return Compared(sid, (), (), timings)
+
+
+def test_a_large_honest_class_makes_no_pair_of_its_near_timings() -> None:
+    """1,500 honest students: some 1.1 million pairs, of which chance brings dozens
+    within 0.5 % at six of 22 timings (the old fixed threshold listed them)."""
+    students = _pod_class(1_500)
+    found, needed = pairs_and_needed(students, SPEC)
+    assert found == [] and needed > SPEC.max_near + 1
+
+
+def test_a_run_handed_in_again_is_found_in_a_large_class() -> None:
+    students = _pod_class(1_500)
+    copied = [_copy(students[3], "z-copy", 22), _copy(students[9], "z-half", 15)]
+    found, needed = pairs_and_needed([*students, *copied], SPEC)
+    assert [(p.a, p.b, p.near, p.by_timings) for p in found] == [
+        ("s00003", "z-copy", 22, True),
+        ("s00009", "z-half", 15, True),
+    ]
+    assert needed <= 15
+
+
+def test_the_near_timings_needed_rise_with_the_class() -> None:
+    students = _pod_class(2_000)
+    needed = [pairs_and_needed(students[:size], SPEC)[1] for size in (20, 200, 2_000)]
+    assert needed[0] == SPEC.max_near + 1  # too few pairs to read chance from: the floor
+    assert needed[0] <= needed[1] < needed[2]
+
+
+def test_the_tail_of_chance_is_the_geometric_series_of_the_class_own_counts() -> None:
+    """160 students, 12,720 pairs: 10,240 at none, 2,000 at one, 400 at two, 80 at three
+    (too few to measure): the ratio is 0.2 (the largest of 0.195 and 0.2), so 400 * 0.2 /
+    0.8 = 100 pairs are expected at three or more, 20 at four, ... 0.032 at eight, the
+    first count chance is expected to give fewer than 0.05 pairs of."""
+    counts = Counter(dict.fromkeys(range(2_000), 1))
+    counts.update(dict.fromkeys(range(2_000, 2_400), 2))
+    counts.update(dict.fromkeys(range(2_400, 2_480), 3))
+    assert near_needed(counts, 160, 22, SPEC) == 8
+    assert near_needed(counts, 160, 7, SPEC) == 8  # no count up to 7 does: timings make no pair
+
+
+def test_timings_every_student_shares_make_no_pair() -> None:
+    """More pairs at one near timing than at none: chance explains any number."""
+    counts = Counter(dict.fromkeys(range(300), 1))
+    assert near_needed(counts, 30, 22, SPEC) == 23  # 435 pairs: 135 at none, 300 at one

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.class_report.flags import Flag, flags_of
-from grader.class_report.pairs import Compared, compared_of, pairs_among
+from grader.class_report.pairs import Compared, compared_of, pairs_and_needed
 from grader.class_report.results import Student
 from grader.class_report.spec import ClassReportSpec
 
@@ -42,7 +42,9 @@ def evidence_of(student: Student, spec: ClassReportSpec | None) -> Evidence:
 
 
 def class_integrity(students: Sequence[Student], spec: ClassReportSpec | None) -> dict[str, Any]:
-    """`{"flags": {id: [{kind, strong, check, evidence}]}, "pairs": [pair]}`."""
+    """`{"flags": {id: [{kind, strong, check, evidence}]}, "pairs": [pair],
+    "near_timings_needed": n}` (how many near-identical timings made a pair in this class,
+    `grader.class_report.pairs.near_needed`; absent when the lab compares no pairs)."""
     return integrity_of([evidence_of(s, spec) for s in students], spec)
 
 
@@ -57,8 +59,14 @@ def integrity_of(evidence: Sequence[Evidence], spec: ClassReportSpec | None) -> 
         if one.flags
     }
     graded = [one.compared for one in evidence if one.compared is not None]
-    pairs = pairs_among(graded, spec.pairs) if spec is not None and spec.pairs is not None else []
-    return {"flags": dict(sorted(flags.items())), "pairs": [p.to_dict() for p in pairs]}
+    if spec is None or spec.pairs is None:
+        return {"flags": dict(sorted(flags.items())), "pairs": []}
+    pairs, needed = pairs_and_needed(graded, spec.pairs)
+    return {
+        "flags": dict(sorted(flags.items())),
+        "pairs": [p.to_dict() for p in pairs],
+        "near_timings_needed": needed,
+    }
 
 
 def integrity_cells(integrity: dict[str, Any]) -> dict[str, str]:

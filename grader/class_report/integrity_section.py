@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from grader.class_report.context import PageContext
 from grader.class_report.flags import integrity_flags
-from grader.class_report.pairs import Pair, find_pairs
+from grader.class_report.pairs import Pair, compared_of, pairs_and_needed
 from grader.class_report.svg import esc
 
 
@@ -67,6 +67,7 @@ class RunGroup:
     run_ids: tuple[str, ...]
     near: int
     compared: int
+    by_timings: bool = False  # the near timings of its closest pair make a pair alone
 
 
 def run_groups(found: Sequence[Pair]) -> list[RunGroup]:
@@ -96,6 +97,7 @@ def run_groups(found: Sequence[Pair]) -> list[RunGroup]:
                 tuple(sorted({i for p in pairs_of for i in p.ids})),
                 best.near,
                 best.compared,
+                best.by_timings,
             )
         )
     return sorted(groups, key=lambda g: (-len(g.ids), g.ids))
@@ -109,8 +111,17 @@ def pairs(ctx: PageContext) -> str:
     of students linked by pairs (a pair is a group of two)."""
     t = ctx.t
     spec = ctx.spec.pairs if ctx.spec is not None else None
-    found = find_pairs(ctx.students, spec)
     head = f"<h3>{esc(t('pairs'))}</h3><p>{esc(t('pairs_intro'))}</p>"
+    if spec is None:
+        return head + f'<p class="muted">{esc(t("no_pairs"))}</p>'
+    graded = [compared_of(s, spec) for s in ctx.students if s.gradable]
+    found, needed = pairs_and_needed(graded, spec)
+    percent = f"{spec.near * 100:g}"
+    positions = max((len(one.timings) for one in graded), default=0)
+    if positions and len(graded) > 1:  # what made a pair of near timings, or that none did
+        rule = "pairs_near_rule" if needed <= positions else "pairs_near_none"
+        said = t(rule, needed=needed, percent=percent, students=len(graded))
+        head += f'<p class="muted">{esc(said)}</p>'
     if not found:
         return head + f'<p class="muted">{esc(t("no_pairs"))}</p>'
     rows = []
@@ -120,8 +131,7 @@ def pairs(ctx: PageContext) -> str:
             evidence.append(t("pair_files", files=", ".join(group.files)))
         if group.run_ids:
             evidence.append(t("pair_ids", ids=", ".join(group.run_ids)))
-        if spec is not None and group.near > spec.max_near:
-            percent = f"{spec.near * 100:g}"
+        if group.by_timings:
             evidence.append(
                 t("pair_near", near=group.near, compared=group.compared, percent=percent)
             )

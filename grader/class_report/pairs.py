@@ -3,8 +3,9 @@
 Each submission is checked alone against its own server log; a copy of a classmate's
 run passes that test, so the class is compared as a whole. The evidence is the lab's
 (`PairSpec`): a file no two honest runs share byte for byte, an identifier unique to a
-run, or many timings near-identical. A pair is a reason to look, with its evidence, not
-a verdict; each of the two is told who the other is.
+run, or more timings near-identical than chance gives a class of its size. A pair is a
+reason to look, with its evidence, not a verdict; each of the two is told who the other
+is.
 
 Linear in the class for shared files and ids (buckets by value); for timings, one sorted
 sweep per timing position, so only near neighbours are ever compared.
@@ -34,6 +35,7 @@ class Pair:
     ids: tuple[str, ...] = ()
     near: int = 0
     compared: int = 0
+    by_timings: bool = False  # its near timings alone make it a pair (`near_needed`)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -112,6 +114,48 @@ def _near_counts(vectors: Sequence[Sequence[float | None]], near: float) -> Coun
     return counts
 
 
+FIT_PAIRS = 100
+"""The fewest pairs a count of near timings needs for the class to measure how often
+chance gives it (`near_needed`): a hundred pairs tell their share to about a tenth."""
+
+
+def near_needed(near: Counter[int], size: int, positions: int, spec: PairSpec) -> int:
+    """The fewest near-identical timings that make two students of this class a pair:
+    more than `spec.max_near`, and so many that the class's honest pairs are expected to
+    show at most `spec.chance` such pairs by chance; `positions + 1` (timings make no
+    pair) when no count does.
+
+    How often chance gives each count is read off the class itself: `near` holds every
+    pair's count (those with none are the rest of the size * (size - 1) / 2 pairs). In an
+    honest class the pairs at a count fall geometrically with it, each count about five
+    times rarer than the one before (a class of 1,000 made by `bench/honest_class.py`:
+    392,450 pairs at 0, 86,207, 17,059, 3,208, 489, 73 and 14 at 6). So the counts from 0
+    up that the class has at least `FIT_PAIRS` pairs of give the ratio, the largest of
+    their ratios (the heavier tail, the fewer honest students named), and the tail past
+    them is that geometric series. This follows the class: students on pods alike in
+    speed share more near timings, and the threshold rises with them. A run handed in
+    twice is near at nearly every position, far past the threshold of any class.
+    """
+    floor = spec.max_near + 1
+    pairs_at = Counter(near.values())
+    pairs_at[0] = size * (size - 1) // 2 - len(near)
+    measured = 0  # the counts 0 .. measured - 1 each have FIT_PAIRS pairs or more
+    while pairs_at[measured] >= FIT_PAIRS:
+        measured += 1
+    if measured < 2:  # a small class: too few pairs to read chance from, and few to fear
+        return floor
+    ratio = max(pairs_at[k + 1] / pairs_at[k] for k in range(measured - 1))
+    if ratio >= 1:  # every student near every other: timings tell nothing here
+        return positions + 1
+    last = measured - 1
+    expected = pairs_at[last] * ratio / (1 - ratio)  # pairs at last + 1 or more
+    needed = last + 1
+    while expected > spec.chance and needed <= positions:
+        expected *= ratio
+        needed += 1
+    return max(floor, needed)
+
+
 def pair_key(a: int, b: int, size: int) -> int:
     """The key of the pair of indexes `a < b` among `size` students in `_near_counts`
     (its loop writes the same formula inline: a call per pair was its cost)."""
@@ -154,6 +198,11 @@ def find_pairs(students: Sequence[Student], spec: PairSpec | None) -> list[Pair]
 
 def pairs_among(graded: Sequence[Compared], spec: PairSpec) -> list[Pair]:
     """`find_pairs` of the graded students, as `compared_of` gives them."""
+    return pairs_and_needed(graded, spec)[0]
+
+
+def pairs_and_needed(graded: Sequence[Compared], spec: PairSpec) -> tuple[list[Pair], int]:
+    """`pairs_among`, and how many near timings made a pair in this class (`near_needed`)."""
     shared_files: dict[tuple[str, str], set[str]] = defaultdict(set)
     shared_ids: dict[tuple[str, str], set[str]] = defaultdict(set)
     buckets: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -171,24 +220,28 @@ def pairs_among(graded: Sequence[Compared], spec: PairSpec) -> list[Pair]:
     number = {name: index for index, name in enumerate(names)}
     size = len(names)
     near = _near_counts([vectors[name] for name in names], spec.near)
-    many = {unpair(key, size) for key, n in near.items() if n > spec.max_near}
+    positions = max((len(v) for v in vectors.values()), default=0)
+    needed = near_needed(near, size, positions, spec)
+    many = {unpair(key, size) for key, n in near.items() if n >= needed}
     keys = set(shared_files) | set(shared_ids) | {(names[a], names[b]) for a, b in many}
     pairs = []
     for a, b in sorted(keys):
         compared = sum(
             x is not None and y is not None for x, y in zip(vectors[a], vectors[b], strict=False)
         )
+        count = near.get(pair_key(number[a], number[b], size), 0)
         pairs.append(
             Pair(
                 a,
                 b,
                 tuple(sorted(shared_files.get((a, b), ()))),
                 tuple(sorted(shared_ids.get((a, b), ()))),
-                near.get(pair_key(number[a], number[b], size), 0),
+                count,
                 compared,
+                count >= needed,
             )
         )
-    return pairs
+    return pairs, needed
 
 
 def partners(pairs: Iterable[Pair]) -> dict[str, list[Pair]]:

@@ -66,8 +66,11 @@ class PairSpec:
     same file); `ids`: (check id, data key) of recorded identifiers unique to a run (a
     stream's id); `timings`: (check id, data key) of recorded times, each a
     number or a list of numbers, compared position by position. Two students are a
-    pair when they share a file or an id, or when more than `max_near` of their timings
-    lie within `near` (relative) of each other.
+    pair when they share a file or an id, or when so many of their timings lie within
+    `near` (relative) of each other that chance is not the reason: more than `max_near`,
+    and enough that the class's own pairs expect at most `chance` such pairs of honest
+    students by chance (`grader.class_report.pairs.near_needed`; a larger class needs
+    more, since chance pairs grow with the square of its size).
     """
 
     files: tuple[str, ...] = ()
@@ -75,6 +78,7 @@ class PairSpec:
     timings: tuple[tuple[str, str], ...] = ()
     near: float = 0.005
     max_near: int = 5
+    chance: float = 0.05
 
 
 @dataclass(frozen=True)
