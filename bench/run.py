@@ -388,12 +388,12 @@ def near_caps_submission(
     under their caps; with `every_file`, every JSON file too (documents padded with an
     extra key, chunks.jsonl at its record cap).
 
-    The log is copies of the real one, so its 17,900 timing blocks print 14 distinct
-    prompt times; with `distinct`, every copy but the first two (which the student's
-    files still match) has its own task ids and every timing block its own factors
-    (`_own_figures`), as a server that ran that long would print them: 5,100 distinct
-    prompt times, and a cache of what was worked out for one block seldom helps the
-    next. The verdicts are the same."""
+    The log is copies of the real one, so its 3,000 timing blocks (at the lab's caps of
+    4 MiB and 25,000 lines) print 14 distinct prompt times; with `distinct`, every copy
+    but the first two (which the student's files still match) has its own task ids and
+    every timing block its own factors (`_own_figures`), as a server that ran that long
+    would print them: 1,600 distinct prompt times, and a cache of what was worked out
+    for one block seldom helps the next. The verdicts are the same."""
     shutil.copytree(SUBMISSION, folder)
     events = (SUBMISSION / "sse_raw.txt").read_text("utf-8").split("\n\n")
     head, chunk = events[0] + "\n\n", events[1] + "\n\n"
@@ -492,7 +492,7 @@ _BARE_TIMING = (
     "(    6.83 ms per token,   146.38 tokens per second)\n"
 )
 """A 2024-25 timing line without the prefix-only line that names its task: the scan reads
-it the general way and makes a timing block of it, the dearest line known per byte."""
+it the general way and makes a timing block of it: the dearest line known (some 8 µs)."""
 
 
 def _bare_timings(folder: Path, cap: dict[str, int]) -> None:

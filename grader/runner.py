@@ -43,7 +43,7 @@ class Outcome:
     when a file did not load), the first link of the chain."""
     hint_id: str | None = None
     """The catalog id of what to do, when it is not `<id>.hint`: for a file's problem,
-    `engine.schema_hint.<problem id>` (`hint_of` falls back to the problem's kind)."""
+    `engine.schema_hint.<problem id>` (`hint_ids` falls back to the problem's kind)."""
 
 
 SCHEMA_HINT = "engine.schema_hint"
