@@ -423,7 +423,7 @@ def near_caps_submission(
     (folder / "sse.py").write_text(code, "utf-8")
     if not every_file:
         return
-    budget = cap["file_bytes"] - 1024
+    budget = cap["json_bytes"] - 1024
     for path in folder.glob("*.json"):
         data = json.loads(path.read_text("utf-8"))
         if isinstance(data, dict):
@@ -431,7 +431,7 @@ def near_caps_submission(
             per = len(json.dumps(item)) + 2
             data["padding"] = [item] * ((budget - path.stat().st_size) // per)
             path.write_text(json.dumps(data), "utf-8")
-    count = cap["jsonl_records"] - 1
+    count, budget = cap["jsonl_records"] - 1, cap["file_bytes"] - 1024
     width = max(1, (budget // count) - 40)
     text = "".join(
         json.dumps({"t_ms": 200.0 + i, "text": "y" * width}) + "\n" for i in range(count)

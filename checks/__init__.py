@@ -30,10 +30,15 @@ from grader.loading import ArtifactSpec
 from grader.parsers import json_document, json_lines
 from grader.schema import SchemaSet
 
+TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+if TYPE_CHECKING:
+    from typing import Any
+
 SCHEMAS = SchemaSet.of_package("schemas", generated="schemas.validators")
 """The lab's formats: `schemas/<name>.schema.json`."""
 
 LIMITS = {
+    "json_bytes": 512 * 1024,  # each JSON document (real: 15 B to 4.5 KB, props.json)
     "source_bytes": 256 * 1024,  # sse.py (real: 4 KB); ast.parse is slow on huge input
     "log_bytes": 4 * 1024 * 1024,  # the server log (real: 13 KB for the whole lab)
     "sse_events": 4_096,  # real: 67 (max_tokens 64); even max_tokens 4000 fits
@@ -50,11 +55,26 @@ eras that print longer ones. The dearest known lines (bare timing lines, each a 
 read the general way) cost some 8 µs each, and the line cap bounds them: 0.4 s of
 grading near the caps, where 16 MiB and 200,000 lines allowed 0.9 s for the lab's lines
 and 1.9 s for those. Past either cap the student is told which lines to keep
-(`engine.schema_hint."log.too_many_lines"`, the lab's catalogs)."""
+(`engine.schema_hint."log.too_many_lines"`, the lab's catalogs).
+
+The JSON documents' cap is a hundred times the largest a run makes (props.json, which
+a build with a long chat template makes several times larger still): at the engine's
+4 MiB a padded document cost 75-110 ms to read, and the eight of them 0.6 s.
+chunks.jsonl and sse_raw.txt keep the engine's `file_bytes`: an honest stream
+of `sse_events` events is 1.2 MB, and its chunks.jsonl grows with the keys a client
+adds to each record."""
+
+
+def _document(name: str, **options: Any) -> ArtifactSpec:
+    """One of the lab's JSON documents, `<name>.json`, under the lab's `json_bytes` cap."""
+    return ArtifactSpec(
+        name, f"{name}.json", json_document(SCHEMAS[name]), max_bytes="json_bytes", **options
+    )
+
 
 ARTIFACTS = (
-    ArtifactSpec("health", "health.json", json_document(SCHEMAS["health"])),
-    ArtifactSpec("props", "props.json", json_document(SCHEMAS["props"])),
+    _document("health"),
+    _document("props"),
     # sse.py's parse (the compiler's parser, then its tokens) needs many times its text:
     # parsed after the others, the memory it frees is not left among the log's events
     ArtifactSpec(
@@ -62,16 +82,12 @@ ARTIFACTS = (
     ),
     ArtifactSpec("sse", "sse_raw.txt", chat_stream(SCHEMAS["sse_chunk"])),
     ArtifactSpec("chunks", "chunks.jsonl", json_lines(SCHEMAS["chunks_record"])),
-    ArtifactSpec("ttft", "ttft.json", json_document(SCHEMAS["ttft"])),
-    ArtifactSpec(
-        "prefill", "prefill.json", json_document(SCHEMAS["prefill"]), measure=measures.prefill
-    ),
-    ArtifactSpec("cache", "cache.json", json_document(SCHEMAS["cache"]), measure=measures.cache),
-    ArtifactSpec("sentence", "sentence.json", json_document(SCHEMAS["sentence"])),
-    ArtifactSpec(
-        "cancel", "cancel.json", json_document(SCHEMAS["cancel"]), measure=measures.cancel
-    ),
-    ArtifactSpec("report", "report.json", json_document(SCHEMAS["report"])),
+    _document("ttft"),
+    _document("prefill", measure=measures.prefill),
+    _document("cache", measure=measures.cache),
+    _document("sentence"),
+    _document("cancel", measure=measures.cancel),
+    _document("report"),
     ArtifactSpec("log", "server.log", server_log(), max_bytes="log_bytes"),
 )
 

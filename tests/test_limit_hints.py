@@ -105,3 +105,16 @@ def test_the_log_limits_hold_two_hundred_runs_of_the_lab() -> None:
         text = path.read_text("utf-8")
         assert len(text.encode()) * 200 <= LAB.limits["log_bytes"], path.parent.name
         assert text.count("\n") * 200 <= LAB.limits["log_lines"], path.parent.name
+
+
+def test_a_json_document_over_its_cap_is_told_what_a_run_makes() -> None:
+    check = _schema_check(CORRECT, "props", "json_bytes = 1000")
+    assert (check.status, check.message_id) == ("failed", "file.too_big")
+    assert check.hint == _lab_text("engine.schema_hint.file.too_big")
+
+
+def test_the_json_documents_cap_holds_a_hundred_times_what_a_run_makes() -> None:
+    documents = sorted((ROOT / "tests" / "data" / "real").glob("*/*.json"))
+    assert len(documents) >= 40
+    for path in documents:
+        assert path.stat().st_size * 100 <= LAB.limits["json_bytes"], path
