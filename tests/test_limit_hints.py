@@ -1,5 +1,5 @@
-"""What a student over one of the grader's limits is told, and that the lab's log limits
-keep every honest log far inside them.
+"""What a student over one of the grader's limits is told, and that the lab's caps (the
+log's, the JSON documents') keep every honest file far inside them.
 
 A file's problem is told what to do by the hint for that problem where a catalog has one
 (`engine.schema_hint."file.too_big"`), else by the hint for its kind (`...schema_hint.file`):
