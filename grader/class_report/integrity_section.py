@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from grader.class_report.context import PageContext
 from grader.class_report.flags import integrity_flags
-from grader.class_report.pairs import Pair, compared_of, pairs_and_needed
+from grader.class_report.pairs import Pair, compared_of, pairs_and_needed, positions_of
 from grader.class_report.svg import esc
 
 
@@ -117,7 +117,7 @@ def pairs(ctx: PageContext) -> str:
     graded = [compared_of(s, spec) for s in ctx.students if s.gradable]
     found, needed = pairs_and_needed(graded, spec)
     percent = f"{spec.near * 100:g}"
-    positions = max((len(one.timings) for one in graded), default=0)
+    positions = positions_of(graded)
     if positions and len(graded) > 1:  # what made a pair of near timings, or that none did
         rule = "pairs_near_rule" if needed <= positions else "pairs_near_none"
         said = t(rule, needed=needed, percent=percent, students=len(graded))

@@ -193,16 +193,17 @@ def find_pairs(students: Sequence[Student], spec: PairSpec | None) -> list[Pair]
     sorted by the pair's ids."""
     if spec is None:
         return []
-    return pairs_among([compared_of(s, spec) for s in students if s.gradable], spec)
+    return pairs_and_needed([compared_of(s, spec) for s in students if s.gradable], spec)[0]
 
 
-def pairs_among(graded: Sequence[Compared], spec: PairSpec) -> list[Pair]:
-    """`find_pairs` of the graded students, as `compared_of` gives them."""
-    return pairs_and_needed(graded, spec)[0]
+def positions_of(graded: Sequence[Compared]) -> int:
+    """How many timings the students are compared at (the most any of them has)."""
+    return max((len(one.timings) for one in graded), default=0)
 
 
 def pairs_and_needed(graded: Sequence[Compared], spec: PairSpec) -> tuple[list[Pair], int]:
-    """`pairs_among`, and how many near timings made a pair in this class (`near_needed`)."""
+    """`find_pairs` of the graded students, as `compared_of` gives them, and how many
+    near timings made a pair in this class (`near_needed`)."""
     shared_files: dict[tuple[str, str], set[str]] = defaultdict(set)
     shared_ids: dict[tuple[str, str], set[str]] = defaultdict(set)
     buckets: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -220,8 +221,7 @@ def pairs_and_needed(graded: Sequence[Compared], spec: PairSpec) -> tuple[list[P
     number = {name: index for index, name in enumerate(names)}
     size = len(names)
     near = _near_counts([vectors[name] for name in names], spec.near)
-    positions = max((len(v) for v in vectors.values()), default=0)
-    needed = near_needed(near, size, positions, spec)
+    needed = near_needed(near, size, positions_of(graded), spec)
     many = {unpair(key, size) for key, n in near.items() if n >= needed}
     keys = set(shared_files) | set(shared_ids) | {(names[a], names[b]) for a, b in many}
     pairs = []
