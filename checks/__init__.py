@@ -80,14 +80,23 @@ ARTIFACTS = (
     ArtifactSpec(
         "sse_py", "sse.py", source.client_source(), max_bytes="source_bytes", parse_last=True
     ),
-    ArtifactSpec("sse", "sse_raw.txt", chat_stream(SCHEMAS["sse_chunk"])),
-    ArtifactSpec("chunks", "chunks.jsonl", json_lines(SCHEMAS["chunks_record"])),
-    _document("ttft"),
-    _document("prefill", measure=measures.prefill),
-    _document("cache", measure=measures.cache),
-    _document("sentence"),
-    _document("cancel", measure=measures.cancel),
-    _document("report"),
+    # each file of measurements names the checks that compare it with the server's log
+    ArtifactSpec(
+        "sse", "sse_raw.txt", chat_stream(SCHEMAS["sse_chunk"]), corroborated_by=("sse.in_log",)
+    ),
+    ArtifactSpec(
+        "chunks",
+        "chunks.jsonl",
+        json_lines(SCHEMAS["chunks_record"]),
+        corroborated_by=("chunks.match_sse", "sse.in_log"),
+    ),
+    _document("ttft", corroborated_by=("ttft.in_log",)),
+    _document("prefill", measure=measures.prefill, corroborated_by=("prefill.in_log",)),
+    _document("cache", measure=measures.cache, corroborated_by=("cache.in_log",)),
+    _document("sentence", corroborated_by=("sentence.in_log",)),
+    _document("cancel", measure=measures.cancel, corroborated_by=("cancel.in_log",)),
+    # report.json copies the other files: it can agree with them, no record backs it
+    _document("report", corroborated_by=()),
     ArtifactSpec("log", "server.log", server_log(), max_bytes="log_bytes"),
 )
 

@@ -67,10 +67,15 @@ class Fail(Exception):
 
 @record(frozen=True)
 class Note:
-    """Returned by a passing check that has something to say (e.g. "not confirmed")."""
+    """Returned by a passing check that has something to say (e.g. "not confirmed").
+
+    `unconfirmed`: the check, a corroborating one, passed only because the record it
+    compares with lacks what would confirm the numbers (a log that starts after a
+    restart): the numbers it vouches for are then unconfirmed, not corroborated."""
 
     key: str
     params: dict[str, Param] = field(default_factory=dict)
+    unconfirmed: bool = False
 
 
 @record(frozen=True)

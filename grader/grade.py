@@ -29,7 +29,7 @@ from grader.result import (
     Summary,
 )
 from grader.rubric import Rubric
-from grader.runner import Outcome, hint_ids, run_checks
+from grader.runner import Outcome, evidence_of, hint_ids, run_checks
 from grader.sandbox import run_confined
 
 
@@ -240,7 +240,9 @@ def _check_result(outcome: Outcome, catalog: Catalog) -> CheckResult:
     )
 
 
-def _artifact_result(artifact: Artifact, catalog: Catalog) -> ArtifactResult:
+def _artifact_result(
+    artifact: Artifact, catalog: Catalog, outcomes: Mapping[str, Outcome]
+) -> ArtifactResult:
     return ArtifactResult(
         name=artifact.name,
         file=artifact.file,
@@ -255,6 +257,7 @@ def _artifact_result(artifact: Artifact, catalog: Catalog) -> ArtifactResult:
             )
             for p in artifact.problems
         ],
+        evidence=evidence_of(artifact.spec, artifact.status == "valid", outcomes),
     )
 
 
@@ -311,6 +314,7 @@ def grade(
         confined_phase, files, (*overrides.values(), *roots), packages
     )
     counts = {s: sum(o.status == s for o in outcomes) for s in STATUSES}
+    by_id = {o.id: o for o in outcomes}
     return Result(
         grader_version=__version__,
         lab=lab.name,
@@ -322,7 +326,7 @@ def grade(
         max_score=sum(o.max_points for o in outcomes),
         summary=Summary(**counts),
         checks=[_check_result(o, catalog) for o in outcomes],
-        artifacts=[_artifact_result(artifacts[a.name], catalog) for a in lab.artifacts],
+        artifacts=[_artifact_result(artifacts[a.name], catalog, by_id) for a in lab.artifacts],
         grader_error=counts["error"] > 0,
         input_digest=digest_of(lab, rubric, catalog.lang, got),
         files_in=files_in,

@@ -156,6 +156,11 @@ def _validate(lab: Lab) -> None:
         for name in set(chk.params) & set(RESERVED_KEYS):
             raise ValueError(f"{where}: check {chk.id} declares {name!r}, a rubric key of its own")
     ids = set(lab.all_check_ids())
+    for spec in lab.artifacts:
+        for cid in spec.corroborated_by or ():
+            if cid not in ids:
+                raise ValueError(f"{where}: artifact {spec.name} is corroborated by {cid!r}, "
+                                 "no check of the lab")  # fmt: skip
     for entry in lab.leaderboard:
         if entry.check not in ids or entry.order not in ORDERS:
             raise ValueError(f"{where}: leaderboard {entry.name!r} names no check or no order")

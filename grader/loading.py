@@ -70,6 +70,13 @@ class ArtifactSpec:
     times its size (a compiler's parse): that peak then comes once the large files' texts are
     gone, instead of leaving the memory it frees scattered beside them while they are
     read and parsed. The artifacts still come in the lab's order.
+
+    `corroborated_by`: for a file of claimed measurements, the checks that compare its
+    numbers with an independent record of the run (the server's own log), so the result
+    can say whether they were corroborated, contradicted or left unconfirmed
+    (`grader.runner.evidence_of`); `()` for claims nothing independent can back (at best
+    consistent with the other files); None for a file that is no claim (a record, a
+    program).
     """
 
     name: str
@@ -78,6 +85,7 @@ class ArtifactSpec:
     max_bytes: str = "file_bytes"
     measure: Callable[[Any], Mapping[str, Any]] | None = None
     parse_last: bool = False
+    corroborated_by: tuple[str, ...] | None = None
 
 
 @record()

@@ -85,32 +85,33 @@ def _grader_cli_commands_Command(cls, defaults, factories):
 
 def _grader_engine_Note(cls, defaults, factories):
     """The methods of `grader.engine.Note`."""
-    (d_params,) = defaults
+    (d_params, d_unconfirmed) = defaults
     (f_params,) = factories
     set_field = object.__setattr__
 
-    def __init__(self, key: str, params: dict[str, Param] = d_params):
+    def __init__(self, key: str, params: dict[str, Param] = d_params, unconfirmed: bool = d_unconfirmed):
         set_field(self, 'key', key)
         set_field(self, 'params', f_params() if params is FACTORY else params)
+        set_field(self, 'unconfirmed', unconfirmed)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(key={self.key!r}, params={self.params!r})"
+        return f"{self.__class__.__qualname__}(key={self.key!r}, params={self.params!r}, unconfirmed={self.unconfirmed!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.key, self.params) == (other.key, other.params)
+            return (self.key, self.params, self.unconfirmed) == (other.key, other.params, other.unconfirmed)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.key, self.params))
+        return hash((self.key, self.params, self.unconfirmed))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('key', 'params'):
+        if type(self) is cls or name in ('key', 'params', 'unconfirmed'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('key', 'params'):
+        if type(self) is cls or name in ('key', 'params', 'unconfirmed'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -529,35 +530,36 @@ def _grader_loading_Parsed(cls, defaults, factories):
 
 def _grader_loading_ArtifactSpec(cls, defaults, factories):
     """The methods of `grader.loading.ArtifactSpec`."""
-    (d_max_bytes, d_measure, d_parse_last) = defaults
+    (d_max_bytes, d_measure, d_parse_last, d_corroborated_by) = defaults
     set_field = object.__setattr__
 
-    def __init__(self, name: str, filename: str, parser: Parser, max_bytes: str = d_max_bytes, measure: Callable[[Any], Mapping[str, Any]] | None = d_measure, parse_last: bool = d_parse_last):
+    def __init__(self, name: str, filename: str, parser: Parser, max_bytes: str = d_max_bytes, measure: Callable[[Any], Mapping[str, Any]] | None = d_measure, parse_last: bool = d_parse_last, corroborated_by: tuple[str, ...] | None = d_corroborated_by):
         set_field(self, 'name', name)
         set_field(self, 'filename', filename)
         set_field(self, 'parser', parser)
         set_field(self, 'max_bytes', max_bytes)
         set_field(self, 'measure', measure)
         set_field(self, 'parse_last', parse_last)
+        set_field(self, 'corroborated_by', corroborated_by)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, filename={self.filename!r}, parser={self.parser!r}, max_bytes={self.max_bytes!r}, measure={self.measure!r}, parse_last={self.parse_last!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, filename={self.filename!r}, parser={self.parser!r}, max_bytes={self.max_bytes!r}, measure={self.measure!r}, parse_last={self.parse_last!r}, corroborated_by={self.corroborated_by!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.filename, self.parser, self.max_bytes, self.measure, self.parse_last) == (other.name, other.filename, other.parser, other.max_bytes, other.measure, other.parse_last)
+            return (self.name, self.filename, self.parser, self.max_bytes, self.measure, self.parse_last, self.corroborated_by) == (other.name, other.filename, other.parser, other.max_bytes, other.measure, other.parse_last, other.corroborated_by)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.filename, self.parser, self.max_bytes, self.measure, self.parse_last))
+        return hash((self.name, self.filename, self.parser, self.max_bytes, self.measure, self.parse_last, self.corroborated_by))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last'):
+        if type(self) is cls or name in ('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last', 'corroborated_by'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last'):
+        if type(self) is cls or name in ('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last', 'corroborated_by'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -1065,36 +1067,37 @@ def _grader_result_ProblemResult(cls, defaults, factories):
 
 def _grader_result_ArtifactResult(cls, defaults, factories):
     """The methods of `grader.result.ArtifactResult`."""
-    (d_sha256, d_bytes, d_problems) = defaults
+    (d_sha256, d_bytes, d_problems, d_evidence) = defaults
     (f_problems,) = factories
     set_field = object.__setattr__
 
-    def __init__(self, name: str, file: str, status: Literal['valid', 'invalid', 'missing', 'refused'], sha256: str | None = d_sha256, bytes: int | None = d_bytes, problems: list[ProblemResult] = d_problems):
+    def __init__(self, name: str, file: str, status: Literal['valid', 'invalid', 'missing', 'refused'], sha256: str | None = d_sha256, bytes: int | None = d_bytes, problems: list[ProblemResult] = d_problems, evidence: Evidence | None = d_evidence):
         set_field(self, 'name', name)
         set_field(self, 'file', file)
         set_field(self, 'status', status)
         set_field(self, 'sha256', sha256)
         set_field(self, 'bytes', bytes)
         set_field(self, 'problems', f_problems() if problems is FACTORY else problems)
+        set_field(self, 'evidence', evidence)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, file={self.file!r}, status={self.status!r}, sha256={self.sha256!r}, bytes={self.bytes!r}, problems={self.problems!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, file={self.file!r}, status={self.status!r}, sha256={self.sha256!r}, bytes={self.bytes!r}, problems={self.problems!r}, evidence={self.evidence!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.file, self.status, self.sha256, self.bytes, self.problems) == (other.name, other.file, other.status, other.sha256, other.bytes, other.problems)
+            return (self.name, self.file, self.status, self.sha256, self.bytes, self.problems, self.evidence) == (other.name, other.file, other.status, other.sha256, other.bytes, other.problems, other.evidence)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.file, self.status, self.sha256, self.bytes, self.problems))
+        return hash((self.name, self.file, self.status, self.sha256, self.bytes, self.problems, self.evidence))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('name', 'file', 'status', 'sha256', 'bytes', 'problems'):
+        if type(self) is cls or name in ('name', 'file', 'status', 'sha256', 'bytes', 'problems', 'evidence'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('name', 'file', 'status', 'sha256', 'bytes', 'problems'):
+        if type(self) is cls or name in ('name', 'file', 'status', 'sha256', 'bytes', 'problems', 'evidence'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -1224,11 +1227,11 @@ def _grader_rubric_Rubric(cls, defaults, factories):
 
 def _grader_runner_Outcome(cls, defaults, factories):
     """The methods of `grader.runner.Outcome`."""
-    (d_message_id, d_params, d_location, d_expected, d_found, d_title_id, d_data, d_cause, d_hint_id) = defaults
+    (d_message_id, d_params, d_location, d_expected, d_found, d_title_id, d_data, d_cause, d_hint_id, d_unconfirmed) = defaults
     (f_params, f_data) = factories
     set_field = object.__setattr__
 
-    def __init__(self, id: str, status: Status, points: float, max_points: float, artifact: str | None, message_id: str | None = d_message_id, params: Mapping[str, Param] = d_params, location: Location | None = d_location, expected: Param = d_expected, found: Param = d_found, title_id: str = d_title_id, data: Mapping[str, Any] = d_data, cause: str | None = d_cause, hint_id: str | None = d_hint_id):
+    def __init__(self, id: str, status: Status, points: float, max_points: float, artifact: str | None, message_id: str | None = d_message_id, params: Mapping[str, Param] = d_params, location: Location | None = d_location, expected: Param = d_expected, found: Param = d_found, title_id: str = d_title_id, data: Mapping[str, Any] = d_data, cause: str | None = d_cause, hint_id: str | None = d_hint_id, unconfirmed: bool = d_unconfirmed):
         set_field(self, 'id', id)
         set_field(self, 'status', status)
         set_field(self, 'points', points)
@@ -1243,25 +1246,26 @@ def _grader_runner_Outcome(cls, defaults, factories):
         set_field(self, 'data', f_data() if data is FACTORY else data)
         set_field(self, 'cause', cause)
         set_field(self, 'hint_id', hint_id)
+        set_field(self, 'unconfirmed', unconfirmed)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(id={self.id!r}, status={self.status!r}, points={self.points!r}, max_points={self.max_points!r}, artifact={self.artifact!r}, message_id={self.message_id!r}, params={self.params!r}, location={self.location!r}, expected={self.expected!r}, found={self.found!r}, title_id={self.title_id!r}, data={self.data!r}, cause={self.cause!r}, hint_id={self.hint_id!r})"
+        return f"{self.__class__.__qualname__}(id={self.id!r}, status={self.status!r}, points={self.points!r}, max_points={self.max_points!r}, artifact={self.artifact!r}, message_id={self.message_id!r}, params={self.params!r}, location={self.location!r}, expected={self.expected!r}, found={self.found!r}, title_id={self.title_id!r}, data={self.data!r}, cause={self.cause!r}, hint_id={self.hint_id!r}, unconfirmed={self.unconfirmed!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.id, self.status, self.points, self.max_points, self.artifact, self.message_id, self.params, self.location, self.expected, self.found, self.title_id, self.data, self.cause, self.hint_id) == (other.id, other.status, other.points, other.max_points, other.artifact, other.message_id, other.params, other.location, other.expected, other.found, other.title_id, other.data, other.cause, other.hint_id)
+            return (self.id, self.status, self.points, self.max_points, self.artifact, self.message_id, self.params, self.location, self.expected, self.found, self.title_id, self.data, self.cause, self.hint_id, self.unconfirmed) == (other.id, other.status, other.points, other.max_points, other.artifact, other.message_id, other.params, other.location, other.expected, other.found, other.title_id, other.data, other.cause, other.hint_id, other.unconfirmed)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.id, self.status, self.points, self.max_points, self.artifact, self.message_id, self.params, self.location, self.expected, self.found, self.title_id, self.data, self.cause, self.hint_id))
+        return hash((self.id, self.status, self.points, self.max_points, self.artifact, self.message_id, self.params, self.location, self.expected, self.found, self.title_id, self.data, self.cause, self.hint_id, self.unconfirmed))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('id', 'status', 'points', 'max_points', 'artifact', 'message_id', 'params', 'location', 'expected', 'found', 'title_id', 'data', 'cause', 'hint_id'):
+        if type(self) is cls or name in ('id', 'status', 'points', 'max_points', 'artifact', 'message_id', 'params', 'location', 'expected', 'found', 'title_id', 'data', 'cause', 'hint_id', 'unconfirmed'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('id', 'status', 'points', 'max_points', 'artifact', 'message_id', 'params', 'location', 'expected', 'found', 'title_id', 'data', 'cause', 'hint_id'):
+        if type(self) is cls or name in ('id', 'status', 'points', 'max_points', 'artifact', 'message_id', 'params', 'location', 'expected', 'found', 'title_id', 'data', 'cause', 'hint_id', 'unconfirmed'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -1303,7 +1307,7 @@ def _grader_schema_SchemaRef(cls, defaults, factories):
 RECORDS = {
     'grader.cli_commands.Arg': (('flags', 'help', 'options', 'params', 'group'), True, False, _grader_cli_commands_Arg),
     'grader.cli_commands.Command': (('name', 'summary', 'args', 'description', 'epilog', 'params'), True, False, _grader_cli_commands_Command),
-    'grader.engine.Note': (('key', 'params'), True, False, _grader_engine_Note),
+    'grader.engine.Note': (('key', 'params', 'unconfirmed'), True, False, _grader_engine_Note),
     'grader.engine.Check': (('id', 'run', 'reads', 'uses', 'after', 'confirmed_by', 'params'), True, False, _grader_engine_Check),
     'grader.files.RawFile': (('name', 'data', 'sha256', 'size'), True, False, _grader_files_RawFile),
     'grader.formats.sse.Event': (('line', 'end_line', 'type', 'data', 'id', 'data_lines', 'terminated'), True, False, _grader_formats_sse_Event),
@@ -1316,7 +1320,7 @@ RECORDS = {
     'grader.labs.EntryPoint': (('name', 'value', 'distribution'), True, False, _grader_labs_EntryPoint),
     'grader.limits.Limits': (('file_bytes', 'submission_bytes', 'json_depth', 'number_digits', 'jsonl_records', 'problems_per_file', 'archive_members', 'archive_bytes', 'archive_submissions', 'batch_archive_bytes', 'lab'), True, False, _grader_limits_Limits),
     'grader.loading.Parsed': (('value', 'problems', 'line_of'), False, False, _grader_loading_Parsed),
-    'grader.loading.ArtifactSpec': (('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last'), True, False, _grader_loading_ArtifactSpec),
+    'grader.loading.ArtifactSpec': (('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last', 'corroborated_by'), True, False, _grader_loading_ArtifactSpec),
     'grader.loading.Artifact': (('spec', 'file', 'status', 'raw', 'value', 'problems', 'line_of'), False, False, _grader_loading_Artifact),
     'grader.loading.Read': (('file', 'raw', 'problem', 'status'), True, False, _grader_loading_Read),
     'grader.locate.Listing': (('has_artifacts', 'folders', 'files', 'links'), False, False, _grader_locate_Listing),
@@ -1332,11 +1336,11 @@ RECORDS = {
     'grader.result.ResultLocation': (('file', 'line', 'column', 'pointer'), True, False, _grader_result_ResultLocation),
     'grader.result.CheckResult': (('id', 'title', 'status', 'points', 'max_points', 'message', 'hint', 'explanation', 'artifact', 'location', 'expected', 'found', 'message_id', 'data', 'cause'), True, False, _grader_result_CheckResult),
     'grader.result.ProblemResult': (('message', 'message_id', 'location'), True, False, _grader_result_ProblemResult),
-    'grader.result.ArtifactResult': (('name', 'file', 'status', 'sha256', 'bytes', 'problems'), True, False, _grader_result_ArtifactResult),
+    'grader.result.ArtifactResult': (('name', 'file', 'status', 'sha256', 'bytes', 'problems', 'evidence'), True, False, _grader_result_ArtifactResult),
     'grader.result.Summary': (('passed', 'failed', 'skipped', 'error'), True, False, _grader_result_Summary),
     'grader.result.Result': (('grader_version', 'lab', 'rubric_version', 'language', 'submission', 'gradable', 'score', 'max_score', 'summary', 'checks', 'artifacts', 'format_errors', 'grader_error', 'input_digest', 'files_in', 'schema_version'), True, False, _grader_result_Result),
     'grader.rubric.Rubric': (('lab', 'version', 'checks', 'limits', 'sha256', 'lab_limits', 'gradescope'), True, False, _grader_rubric_Rubric),
-    'grader.runner.Outcome': (('id', 'status', 'points', 'max_points', 'artifact', 'message_id', 'params', 'location', 'expected', 'found', 'title_id', 'data', 'cause', 'hint_id'), True, False, _grader_runner_Outcome),
+    'grader.runner.Outcome': (('id', 'status', 'points', 'max_points', 'artifact', 'message_id', 'params', 'location', 'expected', 'found', 'title_id', 'data', 'cause', 'hint_id', 'unconfirmed'), True, False, _grader_runner_Outcome),
     'grader.schema.SchemaRef': (('schemas', 'name'), True, False, _grader_schema_SchemaRef),
 }
 """Each record, by module and name: (its fields, frozen, slots, its methods' maker)."""

@@ -29,8 +29,10 @@ if TYPE_CHECKING:  # read by pydantic too (`records.as_dataclasses` runs this bl
 
     Status = Literal["passed", "failed", "skipped", "error"]
     """How a check ended; `STATUSES` lists them in the order reports count them."""
+    Evidence = Literal["corroborated", "consistent", "unconfirmed", "contradicted"]
+    """What backs a file's numbers (`grader.runner.evidence_of`)."""
 
-SCHEMA_VERSION = "1.4.0"
+SCHEMA_VERSION = "1.5.0"
 SCHEMA_ID = "urn:grader:schema:result"  # the engine's, whatever the lab
 
 STATUSES: tuple[Status, ...] = ("passed", "failed", "skipped", "error")
@@ -115,6 +117,14 @@ class ArtifactResult:
     sha256: str | None = None
     bytes: int | None = None
     problems: list[ProblemResult] = field(default_factory=list)
+    evidence: Evidence | None = None
+    """For a file of measurements the student saved: "corroborated" (the checks that
+    compare them with an independent record of the run, the server's own, all passed),
+    "contradicted" (one failed), "unconfirmed" (the record is missing or lacks this
+    step), "consistent" (nothing independent can back them; they agree with the other
+    files at best). Null for a file that is no claim or did not load. Corroboration
+    shows the files tell one run's story; no file-only grader can prove the run
+    happened."""
 
 
 @record(frozen=True)

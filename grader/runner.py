@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from grader.engine import PARAMS_KEY, Check, Context, Fail, run_order
-from grader.loading import Artifact
+from grader.loading import Artifact, ArtifactSpec
 from grader.problems import Location, Param, Term, TitleOf
 from grader.records import field, record, replace
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from grader.lab import Lab
-    from grader.result import Status
+    from grader.result import Evidence, Status
 
 
 @record(frozen=True)
@@ -44,6 +44,9 @@ class Outcome:
     hint_id: str | None = None
     """The catalog id of what to do, when it is not `<id>.hint`: for a file's problem,
     `engine.schema_hint.<problem id>` (`hint_ids` falls back to the problem's kind)."""
+    unconfirmed: bool = False
+    """A passing check's note said the record it compares with could not confirm the
+    numbers (`Note.unconfirmed`)."""
 
 
 SCHEMA_HINT = "engine.schema_hint"
@@ -234,5 +237,33 @@ def _run_one(
         message_id=f"{chk.id}.{note.key}",
         params=note.params,
         data=ctx.data,
+        unconfirmed=note.unconfirmed,
         **base,
     )
+
+
+def evidence_of(
+    spec: ArtifactSpec, valid: bool, outcomes: Mapping[str, Outcome]
+) -> Evidence | None:
+    """What backs the numbers of one file of claims (`ArtifactSpec.corroborated_by`):
+
+    - "contradicted": a corroborating check failed (the independent record disagrees);
+    - "unconfirmed": one could not run or could not confirm (the record is missing or
+      lacks this step: `Note.unconfirmed`), so the numbers are neither backed nor refuted;
+    - "corroborated": every corroborating check passed;
+    - "consistent": the lab declares no corroboration for the file (it can at best agree
+      with the other files).
+
+    None for a file that is no claim, or that did not load (nothing to vouch for)."""
+    if spec.corroborated_by is None or not valid:
+        return None
+    if not spec.corroborated_by:
+        return "consistent"
+    ended = [outcomes[cid] for cid in spec.corroborated_by if cid in outcomes]
+    if any(o.status == "failed" for o in ended):
+        return "contradicted"
+    if len(ended) < len(spec.corroborated_by) or any(
+        o.status != "passed" or o.unconfirmed for o in ended
+    ):
+        return "unconfirmed"
+    return "corroborated"
