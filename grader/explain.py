@@ -66,6 +66,12 @@ def explain(
         if text:
             out += ["", str(catalog.text(f"cli.explain.{part}"))]
             out += wrap(text, width, "  ")
+    backs = [a.filename for a in lab.artifacts if check_id in (a.corroborated_by or ())]
+    if backs:  # a corroborating check: what its agreement establishes, and what it cannot
+        out += ["", str(catalog.text("cli.explain.limits"))]
+        out += wrap(
+            str(catalog.text("cli.explain.corroboration", {"files": ", ".join(backs)})), width, "  "
+        )
     params = {k: v for k, v in settings[check_id].items() if k not in ("points", "enabled")}
     if params:
         out += ["", str(catalog.text("cli.explain.params"))]

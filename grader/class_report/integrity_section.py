@@ -12,11 +12,40 @@ from grader.class_report.flags import integrity_flags
 from grader.class_report.pairs import Pair, compared_of, pairs_and_needed, positions_of
 from grader.class_report.svg import esc
 
+EVIDENCE = ("corroborated", "consistent", "unconfirmed", "contradicted")
+"""The columns of the evidence table, in the order `artifacts[].evidence` ranks them."""
+
+
+def evidence(ctx: PageContext) -> str:
+    """How many students' numbers the server's record backed, step by step, and what that
+    proves and cannot: a table of counts (no names; each student's page says theirs)."""
+    t = ctx.t
+    steps: dict[str, dict[str, int]] = {}
+    for student in ctx.students:
+        for step, kind in student.evidence.items():
+            steps.setdefault(step, dict.fromkeys(EVIDENCE, 0))[kind] += 1
+    said = f'<p class="muted">{esc(t("evidence_intro"))}</p>'
+    if not steps:
+        return said
+    head = "".join(f'<th scope="col" class="num">{esc(t(f"evidence_{k}"))}</th>' for k in EVIDENCE)
+    rows = "".join(
+        f"<tr><td><code>{esc(step)}</code></td>"
+        + "".join(f'<td class="num">{counts[k] or ""}</td>' for k in EVIDENCE)
+        + "</tr>"
+        for step, counts in steps.items()
+    )
+    return (
+        said + f'<div class="scroll" tabindex="0" role="region" aria-label="{esc(t("integrity"))}">'
+        f'<table class="flags"><thead><tr><th scope="col">{esc(t("col_step"))}</th>{head}'
+        f"</tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+
 
 def integrity(ctx: PageContext) -> str:
     t = ctx.t
     head = (
         f'<section id="integrity"><h2>{esc(t("integrity"))}</h2><p>{esc(t("integrity_intro"))}</p>'
+        + evidence(ctx)
     )
     flagged = integrity_flags(ctx.students, ctx.spec)
     if not flagged:

@@ -63,6 +63,8 @@ class Student:
     rubric_version: str = ""
     digests: dict[str, str] = field(default_factory=dict, hash=False)
     """Artifact name -> sha256 of the file's bytes, for every file that was read."""
+    evidence: dict[str, str] = field(default_factory=dict, hash=False)
+    """Artifact name -> what backs its numbers (`artifacts[].evidence`), where it says."""
 
     def check(self, check_id: str) -> CheckRow | None:
         return next((c for c in self.checks if c.id == check_id), None)
@@ -153,6 +155,7 @@ def student_from(result_id: str, result: Result) -> Student:
         grader_version=result.grader_version,
         rubric_version=result.rubric_version,
         digests={a.name: a.sha256 for a in result.artifacts if a.sha256},
+        evidence={a.name: a.evidence for a in result.artifacts if a.evidence},
     )
 
 

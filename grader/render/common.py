@@ -76,3 +76,26 @@ def files_in_line(result: Result, catalog: Catalog) -> str | None:
     if not result.files_in:
         return None
     return catalog.text("render.files_in", {"inner": result.files_in})
+
+
+EVIDENCE_ORDER = ("contradicted", "unconfirmed", "corroborated", "consistent")
+"""The order the evidence line names its kinds: what needs the student first."""
+
+
+def evidence_line(result: Result, catalog: Catalog) -> str | None:
+    """One sentence of what backs the files of measurements (`artifacts[].evidence`),
+    a clause a kind, the files by artifact name (as the marks line names them); None
+    when no file says."""
+    kinds: dict[str, list[str]] = {}
+    for artifact in result.artifacts:
+        if artifact.evidence is not None:
+            kinds.setdefault(artifact.evidence, []).append(artifact.name)
+    if not kinds:
+        return None
+    clauses = [
+        catalog.text(f"render.evidence_{kind}", {"files": ", ".join(kinds[kind])}) or ""
+        for kind in EVIDENCE_ORDER
+        if kind in kinds
+    ]
+    sep = catalog.raw("render.evidence_sep") or "; "
+    return catalog.text("render.evidence", {"groups": sep.join(clauses)})

@@ -18,6 +18,7 @@ from grader.i18n import Catalog, format_value
 from grader.records import fields_of
 from grader.render import RenderOptions
 from grader.render.common import (
+    evidence_line,
     expected_found,
     files_in_line,
     grader_error_line,
@@ -244,6 +245,9 @@ def render(result: Result, options: RenderOptions) -> str:
     marks = f"{format_value(result.score)}/{format_value(result.max_score)} — {summary}"
     score = labelled(t, t.raw("render.score") or "Score", marks)
     status = "passed" if result.score == result.max_score else "failed"
+    evidence = evidence_line(result, t)
+    if evidence and not options.quiet:  # what backs the numbers, before what to do first
+        out += ["", *wrap(evidence, options.width, "  ", first="")]
     short = _summary(result, options)
     out += ["", *short] if short else []
     out.append(_paint(_fit(score, options.width), COLORS[status], options.color))
