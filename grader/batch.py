@@ -12,9 +12,11 @@ and removes what a killed batch left there; `grader.progress` is the progress ba
 `grader.batch_cli` the command line. This module runs them in order.
 
 Ids. Derived from each submission's source path alone, never from the order folders are
-met in (`grader.batch_ids`): `alice`, `section_a__bob`, and for a name that had to be
-changed to be safe, a short hash of its source path (`Zoë_Smith-3f1c0e9a2b`). Rows are
-sorted by id.
+met in nor from the other folders (`grader.batch_ids`): `alice`, `section_a__bob`, and
+for a name that had to be changed to be safe and case-proof, a short hash of its source
+path (`Zoë_Smith-3f1c0e9a2b`). Rows are sorted by id. The results of ids this batch does
+not have (a student gone or renamed) are moved to `DIR/stale-results/` before grading,
+so results/ and the summary's `ids` name this batch's submissions and nothing else.
 
 Output, all written atomically (temporary file in the same folder, then `os.replace`):
 - `DIR/results/<id>.json`: the result as `grader check --format json` gives it; a
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -206,6 +209,37 @@ def _start(out: str) -> str:
     return results
 
 
+STALE = "stale-results"
+"""Where a batch moves the results of submissions it does not have (`set_aside`)."""
+
+
+def set_aside(out: str, results: str, ids: set[str]) -> list[str]:
+    """Move every `results/<id>.json` whose id is not one of this batch's to
+    `out/stale-results/` (replacing an older one there); returns their names. A result
+    outlives its student nowhere a reader looks: not in results/, not in the summary,
+    so neither the class page nor an export ever meets it (`grader.class_report.results`).
+    Nothing is deleted: the instructor may still want to see what a student had."""
+    try:
+        names = sorted(
+            n for n in os.listdir(results) if n.endswith(".json") and not n.startswith(".")
+        )
+    except OSError as exc:
+        raise OutputError.of(results, exc) from None
+    stale = [n for n in names if n[: -len(".json")] not in ids]
+    if stale:
+        aside = os.path.join(out, STALE)
+        try:
+            os.makedirs(aside, exist_ok=True)
+            for name in stale:
+                target = os.path.join(aside, name)
+                if os.path.isdir(target) and not os.path.islink(target):
+                    shutil.rmtree(target, ignore_errors=True)
+                os.replace(os.path.join(results, name), target)
+        except OSError as exc:
+            raise OutputError.of(aside, exc) from None
+    return stale
+
+
 def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchReport:
     results = _start(out)
     init_worker(options.lab_ref, options.rubric_path, options.lang, results, in_pool=False)
@@ -217,6 +251,7 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
     for path in paths:
         finder.path(path)
     tasks = with_notes(make_tasks(finder.found), finder.archives, say)
+    set_aside(out, results, {t.id for t in tasks})
     budget = Budget(limits.batch_archive_bytes)
     archives = ArchiveRun(finder.archives, tasks, out, caps, lab, limits, budget, say, options.jobs)
     rows: dict[str, Row] = {}
