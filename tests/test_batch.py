@@ -203,20 +203,23 @@ def test_two_levels_ids_hidden_folders_and_the_out_folder(tmp_path: Path) -> Non
     shutil.copytree(CORRECT, root / "__MACOSX" / "x")
     shutil.copytree(CORRECT, root / "-rm")
     (root / "linked").symlink_to(CORRECT, target_is_directory=True)  # not followed
-    out = root / "out"  # inside PATH: never graded
-    shutil.copytree(CORRECT, out / "old")
+    out = root / "out"  # inside PATH, a folder of its own: never graded
+    (out / "old").mkdir(parents=True)
+    (out / "old" / "notes.txt").write_text("an earlier export\n", "utf-8")
     assert batch_cli(str(root), "--out", str(out)) == 1
     rows = gradebook(out)
     assert [(r["id"][:-11], r["gradable"]) for r in rows if r["id"] != "linked"] == [
-        ("_-rm", "true"),  # both names had to change: each ends in its source's hash
+        ("_-rm", "true"),  # every name that had to change ends in its source's hash
+        ("_git__x", "true"),  # a hidden first-level folder holding a submission: a row
         ("section_a__Zoë", "true"),
     ]
     assert [r["source"] for r in rows] == [
         str(root / "-rm"),
+        str(root / ".git" / "x"),
         str(root / "linked"),
         str(root / "section a" / "Zoë"),
     ]
-    assert "symbolic link" in rows[1]["error"] and rows[1]["id"] == "linked"
+    assert "symbolic link" in rows[2]["error"] and rows[2]["id"] == "linked"
 
 
 def test_ids_are_safe_and_unique() -> None:
