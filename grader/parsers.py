@@ -308,6 +308,21 @@ def _source_problem(text: str, file: str) -> Problem | None:
     return None
 
 
+def _long_line(text: str, file: str, cap: int) -> Problem | None:
+    """The first line longer than `cap` characters (`Limits.python_line_chars`), as a
+    problem, found in linear time: CPython 3.11's tokenizer gives each token a copy of
+    its line, so a 250 KB one-line file cost 250,000 copies of 250 KB (5-12 s) in the
+    lab's reading of its tokens."""
+    if len(text) <= cap:
+        return None
+    lines = _LINE_END.split(text)
+    for number, line in enumerate(lines, start=1):
+        if len(line) > cap:
+            params: dict[str, Any] = {"file": file, "chars": len(line), "cap": cap}
+            return Problem("python.line_too_long", params, Location(file, number))
+    return None
+
+
 def _deepest_line(text: str) -> int:
     """The line a too-deeply nested expression most likely is on: the longest."""
     lines = text.split("\n")
@@ -333,6 +348,8 @@ def python_source() -> Parser:
     (`python.syntax`). `_symtable` is CPython's; another interpreter's parse is its
     `compile(..., PyCF_ONLY_AST)`, which accepts those few.
 
+    A line longer than `Limits.python_line_chars` is refused first (`python.line_too_long`,
+    with its line): past it, reading the tokens would cost the square of the line's length.
     What CPython refuses before parsing is said as it says it, with the line: a NUL byte,
     an unknown encoding declaration (`_source_problem`). The check runs with a fixed
     recursion headroom (`CHECK_HEADROOM`), so a file nested too deeply for it is the
@@ -341,7 +358,7 @@ def python_source() -> Parser:
     """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
-        before = _source_problem(text, file)
+        before = _long_line(text, file, limits.python_line_chars) or _source_problem(text, file)
         if before is not None:
             return Parsed(None, [before])
         try:

@@ -96,3 +96,25 @@ def test_an_unknown_encoding_declaration_is_refused_as_cpython_does(head: str) -
 def test_a_known_or_misplaced_encoding_declaration_is_no_problem(head: str) -> None:
     text = head + "y = 2\n"
     assert PARSE(text, "sse.py", Limits()).value == text
+
+
+def test_a_line_over_the_cap_is_refused_at_its_line_in_linear_time() -> None:
+    """A 250 KB one-line sse.py cost 5-12 s in the tokenizer (each token copies its
+    line); past `python_line_chars` the file is refused before any parse."""
+    import time
+
+    text = "import json\nX = [" + ",".join(["1"] * 125_000) + "]\n"
+    started = time.perf_counter()
+    parsed = PARSE(text, "sse.py", Limits())
+    assert time.perf_counter() - started < 0.5
+    (problem,) = parsed.problems
+    assert problem.message_id == "python.line_too_long"
+    assert problem.location is not None and problem.location.line == 2
+    assert problem.params["cap"] == Limits().python_line_chars == 10_000
+
+
+def test_the_line_cap_is_set_in_the_rubric_limits() -> None:
+    text = "x = 1\n" + "y = '" + "a" * 300 + "'\n"
+    assert PARSE(text, "sse.py", Limits()).value == text
+    (problem,) = PARSE(text, "sse.py", Limits(python_line_chars=100)).problems
+    assert problem.message_id == "python.line_too_long" and problem.params["chars"] == 306
