@@ -164,9 +164,11 @@ def run(
     Raises `OutLocked` when another batch holds `out`, `BatchStopped` when a fault of the
     set-up (a full disk, a read-only `out`) stopped it. `lab_ref` names the lab as
     `grader.labs.load` takes it (an installed name or "package.module:ATTRIBUTE"; None:
-    the only installed lab); each worker loads it by that name.
+    the only installed lab); each worker loads it by that name. `jobs` is capped at the
+    cores the process may use (`cores`).
     """
     started = time.monotonic()
+    jobs = max(1, min(jobs, cores()))
     if lab_ref is None:
         from grader.labs import choose
 
@@ -186,6 +188,17 @@ def run(
     report.seconds = time.monotonic() - started
     report.leftovers = len(leftovers)
     return report
+
+
+def cores() -> int:
+    """The cores this process may run on: more workers than that only share them, each
+    with its own interpreter and lab in memory (`--jobs 160` on 2 cores: 1.1 GB)."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if count is not None:
+        return int(count() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def _results_written(out: str) -> int:

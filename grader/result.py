@@ -246,15 +246,20 @@ class Result:
         )
 
     @classmethod
-    def from_json(cls, text: str) -> Result:
+    def from_json(cls, text: str, text_cap: int | None = None) -> Result:
         """The result of a JSON text: strict JSON (no NaN, no duplicate key), then
-        `from_dict`; raises `NotAResult`."""
+        `from_dict`; raises `NotAResult`. With `text_cap`, every string longer than that
+        is cut to it (ending in `…`) before anything else reads it."""
         from grader.jsonload import JsonError, StrictDecoder
 
         try:
             data = StrictDecoder(max_digits=100, max_depth=64).decode(text.lstrip("\ufeff"), "")
         except JsonError as exc:
             raise NotAResult(f"not strict JSON ({exc.problem.message_id})") from None
+        except (RecursionError, MemoryError) as exc:
+            raise NotAResult(f"not strict JSON ({type(exc).__name__})") from None
+        if text_cap is not None:
+            data = capped(data, text_cap)
         return cls.from_dict(data)
 
 
@@ -341,9 +346,30 @@ def _believable(data: dict[str, Any]) -> None:
             )
 
 
-def read_result(path: str, max_bytes: int = RESULT_MAX_BYTES) -> Result:
+TEXT_CAP = 4096
+"""Characters of any one string of a result that a class page or an export carries: a
+grader's message is some hundred, a path some dozens. A result file edited to hold a
+48 MB message made a 240 MB class page and a 2.3 GB export (issue 26)."""
+
+
+def capped(value: Any, cap: int) -> Any:
+    """`value` (parsed JSON) with every string longer than `cap` cut to `cap` characters,
+    the last one `…`; keys are left as they are (a result's keys are the schema's)."""
+    if isinstance(value, str):
+        return value if len(value) <= cap else value[: cap - 1] + "…"
+    if isinstance(value, dict):
+        return {key: capped(item, cap) for key, item in value.items()}
+    if isinstance(value, list):
+        return [capped(item, cap) for item in value]
+    return value
+
+
+def read_result(
+    path: str, max_bytes: int = RESULT_MAX_BYTES, text_cap: int | None = None
+) -> Result:
     """The result in the file at `path` (UTF-8, at most `max_bytes`); raises OSError when
-    it can't be read, `NotAResult` when it is not a result. The file is opened without
+    it can't be read, `NotAResult` when it is not a result (`text_cap`: see
+    `Result.from_json`). The file is opened without
     blocking and without following a link, and must be a regular file: a FIFO or a
     device named `<id>.json` is refused at once, never waited on."""
     import stat
@@ -360,7 +386,7 @@ def read_result(path: str, max_bytes: int = RESULT_MAX_BYTES) -> Result:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise NotAResult("not UTF-8") from None
-    return Result.from_json(text)
+    return Result.from_json(text, text_cap)
 
 
 def result_schema() -> dict[str, Any]:

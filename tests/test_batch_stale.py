@@ -153,3 +153,24 @@ def test_a_fifo_named_as_a_result_never_blocks_resume(tmp_path: Path) -> None:
     worker.join(60)
     assert not worker.is_alive(), "--resume blocked on a FIFO"
     assert codes == [0] and path.is_file()  # graded again, written over the FIFO
+
+
+def test_an_older_graders_summary_without_ids_reads_every_result(tmp_path: Path) -> None:
+    root, out = tmp_path / "class", tmp_path / "out"
+    shutil.copytree(CORRECT, root / "bob")
+    assert batch(str(root), "--out", str(out)) == 0
+    summary = json.loads((out / "summary.json").read_text("utf-8"))
+    del summary["ids"]
+    (out / "summary.json").write_text(json.dumps(summary), "utf-8")
+    assert [name for name, _, _ in result_files(out)] == ["bob"]
+
+
+def test_a_summary_naming_a_path_is_refused(tmp_path: Path) -> None:
+    root, out = tmp_path / "class", tmp_path / "out"
+    shutil.copytree(CORRECT, root / "bob")
+    assert batch(str(root), "--out", str(out)) == 0
+    summary = json.loads((out / "summary.json").read_text("utf-8"))
+    summary["ids"] = ["../../etc/passwd"]
+    (out / "summary.json").write_text(json.dumps(summary), "utf-8")
+    ((name, result, reason),) = result_files(out)
+    assert (name, result) == ("summary.json", None) and "ids" in reason

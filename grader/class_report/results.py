@@ -17,6 +17,7 @@ from typing import Any
 
 from grader.i18n import LANGUAGES
 from grader.result import (
+    TEXT_CAP,
     ArtifactResult,
     CheckResult,
     NotAResult,
@@ -170,7 +171,8 @@ SUMMARY_MAX_BYTES = 64 * 1024 * 1024
 def summary_ids(out_dir: Path | str) -> list[str] | None:
     """The ids the batch folder's `summary.json` names (the last finished batch's
     submissions), or None when there is no summary (results/ put together by hand, or a
-    batch that did not finish: it removes the old summary when it starts). Raises
+    batch that did not finish: it removes the old summary when it starts) or it is an
+    older grader's, which named none. Raises
     `NotAResult` when the summary is not a batch's (the reason says why)."""
     import json
     import stat
@@ -190,9 +192,12 @@ def summary_ids(out_dir: Path | str) -> list[str] | None:
     if len(data) > SUMMARY_MAX_BYTES:
         raise NotAResult(f"summary.json is larger than {SUMMARY_MAX_BYTES} bytes")
     try:
-        ids = json.loads(data.decode("utf-8")).get("ids")
-    except (ValueError, AttributeError, RecursionError, MemoryError):
-        ids = None
+        summary = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError, MemoryError):
+        summary = None
+    if isinstance(summary, dict) and "ids" not in summary:
+        return None  # an older grader's summary, which named no ids: as without one
+    ids = summary.get("ids") if isinstance(summary, dict) else None
     if not isinstance(ids, list) or not all(_safe_id(i) for i in ids):
         raise NotAResult("summary.json does not name its batch's results (ids)")
     return list(ids)
@@ -216,7 +221,9 @@ def result_files(out_dir: Path | str) -> list[tuple[str, Result | None, str]]:
     finished there), only the `results/<id>.json` of the ids it names are read, so a
     result no batch vouches for (a student no longer in the class, an old id) never
     reaches a page or an export; a named file that is missing or not a believable result
-    is one of the unreadable, with its reason. Without a summary, every regular `.json`
+    is one of the unreadable, with its reason. Every string of a result is cut to
+    `grader.result.TEXT_CAP` characters, so what a page or an export carries of one
+    result is bounded whatever the file holds. Without a summary, every regular `.json`
     file of results/ is read (hidden files skipped). No results/ folder is no results.
     The class report and the exports (`grader.export`) read a batch folder this way."""
     folder = Path(out_dir) / "results"
@@ -241,7 +248,8 @@ def result_files(out_dir: Path | str) -> list[tuple[str, Result | None, str]]:
     found: list[tuple[str, Result | None, str]] = []
     for name in names:
         try:
-            found.append((name[: -len(".json")], read_result(str(folder / name)), ""))
+            result = read_result(str(folder / name), text_cap=TEXT_CAP)
+            found.append((name[: -len(".json")], result, ""))
         except FileNotFoundError:
             found.append((name, None, "missing: summary.json names it"))
         except (OSError, NotAResult) as exc:
