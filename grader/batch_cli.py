@@ -20,7 +20,7 @@ from typing import Any
 
 from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg
 from grader.cli_parser import build, english, parse_alone, said
-from grader.exits import EXIT_INTERRUPTED, EXIT_NOT_GRADED
+from grader.exits import EXIT_NOT_GRADED, interrupted_status
 
 
 def _jobs(text: str) -> int:
@@ -162,10 +162,10 @@ def run(args: argparse.Namespace) -> int:
     except batch.BatchStopped as exc:
         tell("batch.stopped", reason=exc.error.text(catalog), count=exc.written)
         return EXIT_NOT_GRADED
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (grader.lifeline)
         print(file=sys.stderr)
         tell("batch.interrupted")
-        return EXIT_INTERRUPTED
+        return interrupted_status(exc)
     if report.leftovers:
         tell("batch.leftovers", count=report.leftovers)
     graded = sum(r.gradable for r in report.rows)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import signal
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,10 +64,10 @@ def init_worker(
 ) -> None:
     """Load the lab and the rubric once per worker (and once in-process for jobs=1)."""
     if in_pool:
-        from grader.lifeline import die_with_parent
+        from grader.lifeline import die_with_parent, ignore_signals
 
         die_with_parent(parent)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        ignore_signals()  # Ctrl-C and SIGTERM are the parent's to handle
     from grader.class_report.spec import spec_of
     from grader.grade import catalog_for
     from grader.labs import load

@@ -24,9 +24,12 @@ from grader.exits import (
 )
 from grader.exits import (
     EXIT_GRADER_ERROR,
-    EXIT_INTERRUPTED,
     EXIT_NOT_GRADED,
     EXIT_PASSED,
+    interrupted_status,
+)
+from grader.exits import (
+    EXIT_INTERRUPTED as EXIT_INTERRUPTED,  # re-exported, as EXIT_FAILED
 )
 from grader.syspath import drop_working_directory
 
@@ -331,6 +334,9 @@ def console() -> int:
     was ≈6 %). Garbage the work makes is collected as usual."""
     import gc
 
+    from grader.lifeline import handle_signals
+
+    handle_signals()  # SIGTERM as Ctrl-C; a second one never hangs
     gc.disable()
     try:
         args, lab = _read(None)
@@ -384,8 +390,8 @@ def _run(args: Arguments, lab: Any) -> int:
         if args.command in cli_lab.COMMANDS:
             return cli_lab.run(args)
         return _check(args)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (grader.lifeline)
+        return interrupted_status(exc)
     except BrokenPipeError:  # `grader check | head`: the reader left; nothing to say
         _silence_stdout()
         return EXIT_PASSED
