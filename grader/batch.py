@@ -115,7 +115,7 @@ def make_tasks(found: Sequence[Found]) -> list[Task]:
     """Each row with its id (`grader.batch_ids`), sorted by id."""
     ids = assign_ids([(f.parts, f.source) for f in found])
     tasks = [
-        Task(i, f.folder, f.source, f.error, f.archive, f.row)
+        Task(i, f.folder, f.source, f.error, f.archive, f.row, root=f.root)
         for i, f in zip(ids, found, strict=True)
     ]
     return sorted(tasks, key=lambda t: t.id)
@@ -372,5 +372,10 @@ def _digest(grading: Any, task: Task) -> str | None:
 
     assert task.folder is not None
     return submission_digest(
-        grading.lab, task.folder, grading.rubric, grading.lang, refused=refusals(grading, task)
+        grading.lab,
+        task.folder,
+        grading.rubric,
+        grading.lang,
+        refused=refusals(grading, task),
+        root=task.root,
     )

@@ -37,6 +37,7 @@ class Task:
     row: tuple[str, ...] | None = None  # its folder inside its archive (None: none to extract)
     note: str = ""  # for the gradebook
     refused: tuple[tuple[str, int, int], ...] = ()  # (artifact, size, limit) not extracted
+    root: str | None = None  # the PATH folder `folder` was found below (`grade`'s `root`)
 
 
 @dataclass
@@ -150,6 +151,7 @@ def grade_task(task: Task) -> Row:
             grading.rubric,
             lang=grading.lang,
             refused=refusals(grading, task),
+            root=task.root,
         )
     except grading_module.NotGradable as exc:
         result = grading_module.not_gradable(

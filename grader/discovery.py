@@ -55,6 +55,7 @@ class Found:
     error: str | None = None
     archive: int | None = None  # index in `Discovery.archives`
     row: Parts | None = None  # its row's parts inside that archive
+    root: str | None = None  # the PATH folder it was found below (grading walks from it)
 
 
 @dataclass
@@ -129,6 +130,7 @@ class Discovery:
                         (*parts, name, *inner),
                         os.path.join(source, name, *inner),
                         located.path(inner),
+                        root=folder,
                     )
                 )
             if not located.found:

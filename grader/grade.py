@@ -82,14 +82,21 @@ def find_files(
     raise NotGradable(Problem(key, {"folder": folder, "files": files}))
 
 
-def open_files(folder: str, files: str, files_in: str | None) -> int | None:
+def open_files(
+    folder: str, files: str, files_in: str | None, root: str | None = None
+) -> int | None:
     """A descriptor of the folder whose files are graded (`find_files` gave `files`, and
     `files_in` below `folder`), taken once per submission (`grader.files.open_folder`):
-    `folder` as the user named it, the folders below it without following a link. Raises
+    `root` (a batch's PATH, which `folder` was found below) or else `folder`, as the
+    user named it, then the folders below it without following a link. Raises
     `NotGradable` when it can't be opened (a folder swapped for a link since the search)."""
-    inner = tuple(files_in.split("/")) if files_in else ()
+    base = folder if root is None else root
+    relative = os.path.relpath(files, base)
+    inner = () if relative == os.curdir else tuple(relative.split(os.sep))
+    if os.pardir in inner:  # `root` is not above `files` after all: from `folder`
+        base, inner = folder, tuple(files_in.split("/")) if files_in else ()
     try:
-        return open_folder(folder if inner else files, inner)
+        return open_folder(base, inner)
     except OSError as exc:
         params = {"folder": files, "error": exc.strerror or str(exc)}
         raise NotGradable(Problem("engine.unreadable_folder", params)) from None
@@ -209,12 +216,13 @@ def submission_digest(
     *,
     overrides: Mapping[str, str] | None = None,
     refused: Mapping[str, Problem] | None = None,
+    root: str | None = None,
 ) -> str | None:
     """The input digest `grade` would give this submission, without grading it (for
-    `--resume`); None when the folder can't be graded at all."""
+    `--resume`); None when the folder can't be graded at all (`root`: as `grade`'s)."""
     try:
         found, found_in = find_files(lab, folder, overrides or {}, refused)
-        dir_fd = open_files(folder, found, found_in)
+        dir_fd = open_files(folder, found, found_in, root)
         try:
             limits = rubric.make_limits(lab.limits)
             got = read_artifacts(lab, found, overrides or {}, limits, refused, dir_fd)
@@ -297,12 +305,15 @@ def grade(
     overrides: Mapping[str, str] | None = None,
     limits: Limits | None = None,
     refused: Mapping[str, Problem] | None = None,
+    root: str | None = None,
 ) -> Result:
     """Grade the submission in `folder` (or in the one folder below it that holds its files,
     `grader.locate`); raises `NotGradable` when there is no submission to grade.
 
     `refused`: artifacts known to be unreadable before grading, with the reason (see
-    `read_artifacts`).
+    `read_artifacts`). `root`: a folder above `folder` the user named (a batch's PATH),
+    from which every folder down to the files is opened without following a link
+    (`open_files`); by default `folder` is the one named.
     """
     overrides = overrides or {}
     limits = (limits or rubric.make_limits()).with_lab_defaults(lab.limits)
@@ -310,7 +321,7 @@ def grade(
     roots = (lab.schemas.folder,) if lab.schemas is not None else ()
     catalog = catalog_for(lab, lang)
     files, files_in = find_files(lab, folder, overrides, refused)
-    dir_fd = open_files(folder, files, files_in)  # once: every file is read from this folder
+    dir_fd = open_files(folder, files, files_in, root)  # once: every file is read from it
 
     def confined_phase() -> tuple[dict[str, Read], dict[str, Artifact], list[Outcome]]:
         # The cyclic collector is paused while the files are loaded and checked, and

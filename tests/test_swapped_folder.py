@@ -91,3 +91,28 @@ def test_open_folder_follows_the_named_folder_but_no_link_below_it(tmp_path: Pat
     os.symlink(tmp_path / "real" / "inner", tmp_path / "real" / "link")
     with pytest.raises(OSError):
         open_folder(str(tmp_path / "named"), ("link",))
+
+
+def test_a_batch_students_folder_swapped_for_a_link_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the search as a folder, made a link before it is graded: the batch walks
+    from its PATH without following it, and the row says the folder can't be read."""
+    from grader.batch import run
+
+    root = tmp_path / "class"
+    shutil.copytree(CORRECT, root / "alice")
+    outside = tmp_path / "outside"
+    shutil.copytree(CORRECT, outside)
+    real_grade = grade_module.grade
+
+    def swapped_first(lab, folder, rubric, **kwargs):
+        if Path(folder).name == "alice" and not Path(folder).is_symlink():
+            os.rename(folder, tmp_path / "moved")
+            os.symlink(outside, folder)
+        return real_grade(lab, folder, rubric, **kwargs)
+
+    monkeypatch.setattr(grade_module, "grade", swapped_first)
+    report = run([str(root)], str(tmp_path / "out"), jobs=1)
+    (row,) = report.rows
+    assert not row.gradable and row.score is None
