@@ -174,3 +174,22 @@ def test_a_summary_naming_a_path_is_refused(tmp_path: Path) -> None:
     (out / "summary.json").write_text(json.dumps(summary), "utf-8")
     ((name, result, reason),) = result_files(out)
     assert (name, result) == ("summary.json", None) and "ids" in reason
+
+
+def test_report_names_a_refused_result_in_its_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, out = tmp_path / "class", tmp_path / "out"
+    shutil.copytree(CORRECT, root / "bob")
+    shutil.copytree(CORRECT, root / "carol")
+    assert batch(str(root), "--out", str(out)) == 0
+    path = out / "results" / "bob.json"
+    data = json.loads(path.read_text("utf-8"))
+    data["score"] = 999
+    path.write_text(json.dumps(data), "utf-8")
+    capsys.readouterr()
+    assert cli_main(["report", str(out), "--lang", "en"]) == 0
+    err = capsys.readouterr().err
+    assert "could not be read and is left out (bob.json)" in err
+    students, bad = read_results(out)
+    assert [s.id for s in students] == ["carol"] and [b.name for b in bad] == ["bob.json"]
