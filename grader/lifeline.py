@@ -94,9 +94,13 @@ def _on_signal(signum: int, frame: object) -> None:
 
 
 def handle_signals() -> None:
-    """SIGINT and SIGTERM handled as the module doc says (in the main thread only)."""
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _on_signal)
+    """SIGINT and SIGTERM handled as the module doc says (in the main thread only). A
+    signal the process was started ignoring (SIGINT in a shell's background job, under
+    `nohup`) stays ignored."""
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    for signum, default in defaults.items():
+        if signal.getsignal(signum) is default:
+            signal.signal(signum, _on_signal)
 
 
 def ignore_signals() -> None:

@@ -80,3 +80,19 @@ def test_a_second_signal_during_the_clean_up_never_hangs(tmp_path: Path) -> None
     cmd = [sys.executable, "-m", "grader", "batch", str(root), "--out", str(out), "--resume"]
     done = subprocess.run([*cmd, "--no-progress"], env=env, capture_output=True, timeout=300)
     assert done.returncode == 0 and leftovers(out) == []
+
+
+def test_a_signal_the_command_was_started_ignoring_stays_ignored() -> None:
+    """A shell's background job (or `nohup`) starts with SIGINT ignored: the grader
+    keeps it so, and handles SIGTERM as ever."""
+    code = (
+        "import signal\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "from grader.lifeline import handle_signals\n"
+        "handle_signals()\n"
+        "print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN,"
+        " callable(signal.getsignal(signal.SIGTERM)))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["True", "True"], out.stderr
