@@ -63,11 +63,6 @@ def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
     return build(subparsers, COMMAND, catalog or english())
 
 
-def _inside(path: str, folder: str) -> bool:
-    """`path` is `folder` or below it (both real, absolute paths)."""
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
 def out_overlaps(out: str, paths: Sequence[str], artifacts: Collection[str]) -> str | None:
     """The graded folder `--out` would mix with, or None. The batch writes results/,
     the gradebook and the summary into `out`, and never searches `out` for submissions;
@@ -77,6 +72,7 @@ def out_overlaps(out: str, paths: Sequence[str], artifacts: Collection[str]) -> 
     PATH as one more first-level folder that holds no lab files (`class/out`)."""
     from grader.batch import STALE
     from grader.locate import listing, locate
+    from grader.outdir import inside as _inside
 
     real_out = os.path.realpath(out)
     for path in paths:

@@ -28,9 +28,6 @@ from grader.exits import (
     EXIT_PASSED,
     interrupted_status,
 )
-from grader.exits import (
-    EXIT_INTERRUPTED as EXIT_INTERRUPTED,  # re-exported, as EXIT_FAILED
-)
 from grader.syspath import drop_working_directory
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
@@ -245,10 +242,11 @@ def _check(args: Arguments) -> int:
         for artifact in lab.path_options
         if (path := getattr(args, f"path_{artifact}", None))
     }
-    if args.output is not None and _writes_into(args.output, args.dir, overrides.values()):
-        text = catalog.text("cli.output_in_submission", {"output": args.output, "folder": args.dir})
-        say(text or "--output is inside the submission")
-        return EXIT_NOT_GRADED
+    if args.output is not None:
+        from grader.outdir import output_refused  # only with --output: a check imports none
+
+        if output_refused(args.output, args.dir, overrides.values(), catalog):
+            return EXIT_NOT_GRADED
     try:
         result = grade(lab, args.dir, rubric, lang=lang, overrides=overrides)
     except NotGradable as exc:
@@ -263,20 +261,6 @@ def _check(args: Arguments) -> int:
         return _internal_error(args, catalog, exc, rubric.version, lab.name)
     _render(args, result, catalog, lab=lab, rubric=rubric)
     return check_status(result)
-
-
-def _writes_into(output: str, folder: str, files: Any) -> bool:
-    """`--output` would write inside the submission `folder` (or onto it, or above
-    it), or onto one of the files graded from elsewhere (`--server-log`): the grader
-    never writes into what it grades."""
-    real = os.path.realpath(output)
-    top = os.path.realpath(folder)
-
-    def inside(path: str, parent: str) -> bool:
-        return path == parent or path.startswith(parent.rstrip(os.sep) + os.sep)
-
-    graded = [os.path.realpath(f) for f in files]
-    return inside(real, top) or inside(top, real) or real in graded
 
 
 def _width(output: str | None) -> int:

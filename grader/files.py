@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from grader.problems import Problem, Term
 from grader.records import record
+from grader.sandbox import _state as sandbox_state
 from grader.sha import sha256_hex
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -68,6 +69,21 @@ def _kind(mode: int) -> Term:
     return Term("special")
 
 
+def open_at(dir_fd: int, name: str, flags: int) -> int:
+    """`os.open(name, flags, dir_fd=dir_fd)` for a plain `name` (one component, no
+    separator), allowed while confined (`grader.sandbox`'s hook lets exactly this name
+    through): `dir_fd` is a folder opened by its path, which the hook checked then; the
+    name alone can't leave it (and `O_NOFOLLOW` in `flags` keeps a link from leaving it)."""
+    if not name or os.sep in name or (os.altsep and os.altsep in name) or name in (".", ".."):
+        raise ValueError(f"not a plain file name: {name!r}")
+    state = sandbox_state
+    state.at_name = name
+    try:
+        return os.open(name, flags, dir_fd=dir_fd)
+    finally:
+        state.at_name = None
+
+
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -104,12 +120,7 @@ def read_file(
     name = os.path.basename(path)
     flags = _OPEN_FLAGS & ~(0 if not follow else getattr(os, "O_NOFOLLOW", 0))
     try:
-        if dir_fd is None:
-            fd = os.open(path, flags)
-        else:
-            from grader.sandbox import open_at
-
-            fd = open_at(dir_fd, path, flags)
+        fd = os.open(path, flags) if dir_fd is None else open_at(dir_fd, path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:

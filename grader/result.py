@@ -259,6 +259,8 @@ class Result:
         except (RecursionError, MemoryError) as exc:
             raise NotAResult(f"not strict JSON ({type(exc).__name__})") from None
         if text_cap is not None:
+            from grader.jsontext import capped
+
             data = capped(data, text_cap)
         return cls.from_dict(data)
 
@@ -344,24 +346,6 @@ def _believable(data: dict[str, Any]) -> None:
                 f"the points of {check['id']} ({format_value(check['points'])}) are outside "
                 f"0..{format_value(check['max_points'])}"
             )
-
-
-TEXT_CAP = 4096
-"""Characters of any one string of a result that a class page or an export carries: a
-grader's message is some hundred, a path some dozens. A result file edited to hold a
-48 MB message made a 240 MB class page and a 2.3 GB export (issue 26)."""
-
-
-def capped(value: Any, cap: int) -> Any:
-    """`value` (parsed JSON) with every string longer than `cap` cut to `cap` characters,
-    the last one `…`; keys are left as they are (a result's keys are the schema's)."""
-    if isinstance(value, str):
-        return value if len(value) <= cap else value[: cap - 1] + "…"
-    if isinstance(value, dict):
-        return {key: capped(item, cap) for key, item in value.items()}
-    if isinstance(value, list):
-        return [capped(item, cap) for item in value]
-    return value
 
 
 def read_result(

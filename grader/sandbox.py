@@ -132,28 +132,13 @@ class _State(thread_local):
         self.forbidden: tuple[str, ...] = ()  # real paths no module may come from (subtrees)
         self.skipped: tuple[str, ...] = ()  # sys.path entries never searched (exact)
         self.finding = False
-        self.at_name: str | None = None  # the one name `open_at` opens now, by a descriptor
+        self.at_name: str | None = None  # the name `grader.files.open_at` opens now
 
 
 _state = _State()
 _installed = False
 _lock = allocate_lock()
 _prepared: dict[Callable[[], Any], Any] = {}
-
-
-def open_at(dir_fd: int, name: str, flags: int) -> int:
-    """`os.open(name, flags, dir_fd=dir_fd)` for a plain `name` (one component, no
-    separator), allowed while confined: `dir_fd` is a folder opened by its path, which
-    the hook checked then; the name alone can't leave it (and `O_NOFOLLOW` in `flags`
-    keeps a link from leaving it)."""
-    if not name or os.sep in name or (os.altsep and os.altsep in name) or name in (".", ".."):
-        raise ValueError(f"not a plain file name: {name!r}")
-    state = _state
-    state.at_name = name
-    try:
-        return os.open(name, flags, dir_fd=dir_fd)
-    finally:
-        state.at_name = None
 
 
 def _under(path: str, roots: Iterable[str]) -> bool:
@@ -193,12 +178,8 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     if event in _WRITE:
         raise SandboxViolation(f"grader sandbox: writing refused ({event})")
     if event == "open" and args:
-        if state.at_name is not None and args[0] == state.at_name:
-            # `open_at`: a plain name, opened relative to the descriptor of a folder the
-            # hook allowed when it was opened (the event does not carry the descriptor)
-            if _is_write(args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None):
-                raise SandboxViolation(f"grader sandbox: writing refused ({args[0]})")
-            return
+        if args[0] == state.at_name and not _is_write(*args[1:3]):
+            return  # `grader.files.open_at`: a plain name, relative to an allowed folder
         path = _path(args[0])
         if path is None:
             return

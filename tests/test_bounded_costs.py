@@ -14,10 +14,9 @@ import pytest
 
 import grader.batch as batch_module
 from grader.batch_cli import main as batch_main
-from grader.class_report.results import read_results, result_files
+from grader.class_report.results import TEXT_CAP, read_results, result_files
 from grader.cli import main as cli_main
 from grader.export.roster import ROSTER_CELL_CHARS, RosterError, delimiter_of, parse_roster
-from grader.result import TEXT_CAP
 from tests.conftest import CORRECT
 
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from grader.i18n import LANGUAGES
 from grader.result import (
-    TEXT_CAP,
     ArtifactResult,
     CheckResult,
     NotAResult,
@@ -164,6 +163,12 @@ def student_of(result_id: str, data: Any) -> Student:
     return student_from(result_id, Result.from_dict(data))
 
 
+TEXT_CAP = 4096
+"""Characters of any one string of a result that a class page or an export carries: a
+grader's message is some hundred, a path some dozens. A result file edited to hold a
+48 MB message made a 240 MB class page and a 2.3 GB export (issue 26)."""
+
+
 SUMMARY_MAX_BYTES = 64 * 1024 * 1024
 """A summary names every id of a batch; anything larger is not one."""
 
@@ -222,7 +227,7 @@ def result_files(out_dir: Path | str) -> list[tuple[str, Result | None, str]]:
     result no batch vouches for (a student no longer in the class, an old id) never
     reaches a page or an export; a named file that is missing or not a believable result
     is one of the unreadable, with its reason. Every string of a result is cut to
-    `grader.result.TEXT_CAP` characters, so what a page or an export carries of one
+    `TEXT_CAP` characters, so what a page or an export carries of one
     result is bounded whatever the file holds. Without a summary, every regular `.json`
     file of results/ is read (hidden files skipped). No results/ folder is no results.
     The class report and the exports (`grader.export`) read a batch folder this way."""
