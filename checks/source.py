@@ -248,7 +248,9 @@ def _tree_args(source: Outline, head: FunctionHead) -> ast.arguments:
     not say plainly, and to show it."""
     import ast
 
-    tree = ast.parse(source.text)
+    from grader.parsers import python_tree
+
+    tree = python_tree(source.text)  # never fails where the parser passed, at any depth
     return next(
         node.args
         for node in tree.body

@@ -14,6 +14,9 @@ from __future__ import annotations
 import os
 
 TEMPORARY_PREFIX, TEMPORARY_SUFFIX = ".tmp-", ".part"
+in_progress: set[str] = set()
+"""The temporary files being written now, which a process ending at once (a second
+Ctrl-C: `grader.lifeline`) removes first."""
 
 
 def write_atomic(path: str, data: bytes) -> None:
@@ -26,6 +29,7 @@ def write_atomic(path: str, data: bytes) -> None:
         temporary = os.path.join(folder, name)
         try:
             handle = os.open(temporary, flags, 0o666)
+            in_progress.add(temporary)
             break
         except FileExistsError:  # pragma: no cover - 64 random bits
             continue
@@ -43,3 +47,5 @@ def write_atomic(path: str, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    finally:
+        in_progress.discard(temporary)

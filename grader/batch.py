@@ -12,9 +12,11 @@ and removes what a killed batch left there; `grader.progress` is the progress ba
 `grader.batch_cli` the command line. This module runs them in order.
 
 Ids. Derived from each submission's source path alone, never from the order folders are
-met in (`grader.batch_ids`): `alice`, `section_a__bob`, and for a name that had to be
-changed to be safe, a short hash of its source path (`Zoë_Smith-3f1c0e9a2b`). Rows are
-sorted by id.
+met in nor from the other folders (`grader.batch_ids`): `alice`, `section_a__bob`, and
+for a name that had to be changed to be safe and case-proof, a short hash of its source
+path (`Zoë_Smith-3f1c0e9a2b`). Rows are sorted by id. The results of ids this batch does
+not have (a student gone or renamed) are moved to `DIR/stale-results/` before grading,
+so results/ and the summary's `ids` name this batch's submissions and nothing else.
 
 Output, all written atomically (temporary file in the same folder, then `os.replace`):
 - `DIR/results/<id>.json`: the result as `grader check --format json` gives it; a
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -112,7 +115,7 @@ def make_tasks(found: Sequence[Found]) -> list[Task]:
     """Each row with its id (`grader.batch_ids`), sorted by id."""
     ids = assign_ids([(f.parts, f.source) for f in found])
     tasks = [
-        Task(i, f.folder, f.source, f.error, f.archive, f.row)
+        Task(i, f.folder, f.source, f.error, f.archive, f.row, root=f.root)
         for i, f in zip(ids, found, strict=True)
     ]
     return sorted(tasks, key=lambda t: t.id)
@@ -161,9 +164,11 @@ def run(
     Raises `OutLocked` when another batch holds `out`, `BatchStopped` when a fault of the
     set-up (a full disk, a read-only `out`) stopped it. `lab_ref` names the lab as
     `grader.labs.load` takes it (an installed name or "package.module:ATTRIBUTE"; None:
-    the only installed lab); each worker loads it by that name.
+    the only installed lab); each worker loads it by that name. `jobs` is capped at the
+    cores the process may use (`cores`).
     """
     started = time.monotonic()
+    jobs = max(1, min(jobs, cores()))
     if lab_ref is None:
         from grader.labs import choose
 
@@ -183,6 +188,17 @@ def run(
     report.seconds = time.monotonic() - started
     report.leftovers = len(leftovers)
     return report
+
+
+def cores() -> int:
+    """The cores this process may run on: more workers than that only share them, each
+    with its own interpreter and lab in memory (`--jobs 160` on 2 cores: 1.1 GB)."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if count is not None:
+        return int(count() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def _results_written(out: str) -> int:
@@ -206,6 +222,37 @@ def _start(out: str) -> str:
     return results
 
 
+STALE = "stale-results"
+"""Where a batch moves the results of submissions it does not have (`set_aside`)."""
+
+
+def set_aside(out: str, results: str, ids: set[str]) -> list[str]:
+    """Move every `results/<id>.json` whose id is not one of this batch's to
+    `out/stale-results/` (replacing an older one there); returns their names. A result
+    outlives its student nowhere a reader looks: not in results/, not in the summary,
+    so neither the class page nor an export ever meets it (`grader.class_report.results`).
+    Nothing is deleted: the instructor may still want to see what a student had."""
+    try:
+        names = sorted(
+            n for n in os.listdir(results) if n.endswith(".json") and not n.startswith(".")
+        )
+    except OSError as exc:
+        raise OutputError.of(results, exc) from None
+    stale = [n for n in names if n[: -len(".json")] not in ids]
+    if stale:
+        aside = os.path.join(out, STALE)
+        try:
+            os.makedirs(aside, exist_ok=True)
+            for name in stale:
+                target = os.path.join(aside, name)
+                if os.path.isdir(target) and not os.path.islink(target):
+                    shutil.rmtree(target, ignore_errors=True)
+                os.replace(os.path.join(results, name), target)
+        except OSError as exc:
+            raise OutputError.of(aside, exc) from None
+    return stale
+
+
 def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchReport:
     results = _start(out)
     init_worker(options.lab_ref, options.rubric_path, options.lang, results, in_pool=False)
@@ -217,6 +264,7 @@ def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchRepo
     for path in paths:
         finder.path(path)
     tasks = with_notes(make_tasks(finder.found), finder.archives, say)
+    set_aside(out, results, {t.id for t in tasks})
     budget = Budget(limits.batch_archive_bytes)
     archives = ArchiveRun(finder.archives, tasks, out, caps, lab, limits, budget, say, options.jobs)
     rows: dict[str, Row] = {}
@@ -324,5 +372,10 @@ def _digest(grading: Any, task: Task) -> str | None:
 
     assert task.folder is not None
     return submission_digest(
-        grading.lab, task.folder, grading.rubric, grading.lang, refused=refusals(grading, task)
+        grading.lab,
+        task.folder,
+        grading.rubric,
+        grading.lang,
+        refused=refusals(grading, task),
+        root=task.root,
     )

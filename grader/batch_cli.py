@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg
 from grader.cli_parser import build, english, parse_alone, said
-from grader.exits import EXIT_INTERRUPTED, EXIT_NOT_GRADED
+from grader.exits import EXIT_NOT_GRADED, interrupted_status
 
 
 def _jobs(text: str) -> int:
@@ -63,6 +63,37 @@ def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
     return build(subparsers, COMMAND, catalog or english())
 
 
+def out_overlaps(out: str, paths: Sequence[str], artifacts: Collection[str]) -> str | None:
+    """The graded folder `--out` would mix with, or None. The batch writes results/,
+    the gradebook and the summary into `out`, and never searches `out` for submissions;
+    so `out` may not be a PATH or above one (its own outputs would become rows), nor
+    inside a folder that is graded (a submission would receive the outputs, or vanish
+    from the gradebook): only a folder of its own, beside the submissions or inside a
+    PATH as one more first-level folder that holds no lab files (`class/out`)."""
+    from grader.batch import STALE
+    from grader.locate import listing, locate
+    from grader.outdir import inside as _inside
+
+    real_out = os.path.realpath(out)
+    for path in paths:
+        real = os.path.realpath(path)
+        if not os.path.isdir(real):
+            if real_out == real:
+                return path
+            continue
+        if _inside(real, real_out):
+            return path  # out is the PATH, or above it
+        if not _inside(real_out, real):
+            continue
+        if listing(real, artifacts).has_artifacts:
+            return path  # the PATH is a submission itself
+        first = os.path.join(real, os.path.relpath(real_out, real).split(os.sep)[0])
+        ours = [os.path.join(first, name) for name in ("results", STALE)]  # earlier outputs
+        if first != real_out or locate(first, artifacts, ours).found:
+            return os.path.join(path, os.path.basename(first))
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `grader batch` from parsed arguments; returns the exit status."""
     from grader import batch
@@ -95,6 +126,10 @@ def run(args: argparse.Namespace) -> int:
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         tell("batch.out_not_a_folder", out=visible_path(args.out))
         return EXIT_NOT_GRADED
+    graded = out_overlaps(args.out, args.paths, {a.filename for a in lab.artifacts})
+    if graded is not None:
+        tell("batch.out_overlaps", out=visible_path(args.out), path=visible_path(graded))
+        return EXIT_NOT_GRADED
     try:
         load_lab_rubric(lab, args.rubric)
     except RubricError as exc:
@@ -123,10 +158,10 @@ def run(args: argparse.Namespace) -> int:
     except batch.BatchStopped as exc:
         tell("batch.stopped", reason=exc.error.text(catalog), count=exc.written)
         return EXIT_NOT_GRADED
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (grader.lifeline)
         print(file=sys.stderr)
         tell("batch.interrupted")
-        return EXIT_INTERRUPTED
+        return interrupted_status(exc)
     if report.leftovers:
         tell("batch.leftovers", count=report.leftovers)
     graded = sum(r.gradable for r in report.rows)

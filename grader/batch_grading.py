@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import signal
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +37,7 @@ class Task:
     row: tuple[str, ...] | None = None  # its folder inside its archive (None: none to extract)
     note: str = ""  # for the gradebook
     refused: tuple[tuple[str, int, int], ...] = ()  # (artifact, size, limit) not extracted
+    root: str | None = None  # the PATH folder `folder` was found below (`grade`'s `root`)
 
 
 @dataclass
@@ -65,10 +65,10 @@ def init_worker(
 ) -> None:
     """Load the lab and the rubric once per worker (and once in-process for jobs=1)."""
     if in_pool:
-        from grader.lifeline import die_with_parent
+        from grader.lifeline import die_with_parent, ignore_signals
 
         die_with_parent(parent)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        ignore_signals()  # Ctrl-C and SIGTERM are the parent's to handle
     from grader.class_report.spec import spec_of
     from grader.grade import catalog_for
     from grader.labs import load
@@ -151,6 +151,7 @@ def grade_task(task: Task) -> Row:
             grading.rubric,
             lang=grading.lang,
             refused=refusals(grading, task),
+            root=task.root,
         )
     except grading_module.NotGradable as exc:
         result = grading_module.not_gradable(

@@ -11,13 +11,20 @@ hands one student's stored result to another.
   letters, digits and `-_.+@` replaced by `_`, never starting with `.`, `-`, `+` or `@`
   (`=` and friends are already gone), never a reserved Windows name, at most 150
   characters (longer ones end in a hash of the whole path).
-- A name that had to be changed to become safe (`a b` -> `a_b`) is lossy: two sources
-  could meet in it. It always gets `-` and a short sha256 of its source path
-  (`a_b-3f1c0e9a2b`), so it can never take the id of the folder really named `a_b`.
-- A name kept as it is (`alice`) is the id, unless another kept name in the batch is
-  the same up to case (`Alice`, or `alice` under another PATH): then each of them gets
-  its hash too. Hashes lengthen (10, 16, then 64 hex digits) until all ids differ, even
-  on a case-insensitive file system.
+- A name kept exactly as it is (`alice`, `section-a__bob`) is the id. Kept means: every
+  part is already safe, in Unicode normal form C, the same as its case-folded form (no
+  capital letters), holds no `__` (the separator of parts) and the whole does not end
+  like a hash (`-` and 10 or more hex digits).
+- Any other name is lossy: two sources could meet in its slug (`A_B` and `a b` in
+  `a_b`, `Alice` and `alice` on a case-insensitive file system). It always gets `-` and
+  a short sha256 of its source path (`A_B-3f1c0e9a2b`), so it can never take the id of
+  a name kept as it is, nor of another lossy name.
+
+So an id depends on its own source path alone, never on which other folders exist:
+`a_b` is `a_b` whether or not `A_B` is beside it. Only two sources with the very same
+kept name under two PATHs of one command line (`class1/alice`, `class2/alice`) can meet;
+each of them then gets its hash too, and hashes lengthen (10, 16, then 64 hex digits)
+until all ids differ, even on a case-insensitive file system.
 
 The hash is of the source path as the result records it (`os.path.normpath`), so
 running the same command again, from the same place, gives the same ids.
@@ -59,10 +66,19 @@ def safe_id(parts: Sequence[str]) -> str:
     return text
 
 
+_HASH_LIKE = re.compile(r".*-[0-9a-f]{10,}")
+
+
 def is_lossless(parts: Sequence[str]) -> bool:
-    """True when `safe_id` keeps the name as it is (up to Unicode normalisation)."""
-    joined = "__".join(unicodedata.normalize("NFC", p) for p in parts)
-    return bool(parts) and safe_id(parts) == joined
+    """True when `safe_id` keeps the name exactly as it is, and no other source can
+    reach the same id or a case-folded form of it (see the module doc)."""
+    if not parts:
+        return False
+    for part in parts:
+        if "__" in part or unicodedata.normalize("NFC", part) != part or part.casefold() != part:
+            return False
+    joined = "__".join(parts)
+    return safe_id(parts) == joined and not _HASH_LIKE.fullmatch(joined)
 
 
 def source_hash(source: str) -> str:
@@ -78,14 +94,8 @@ def assign_ids(items: Sequence[tuple[Sequence[str], str]]) -> list[str]:
     """
     bases = [safe_id(parts) for parts, _ in items]
     hashes = [source_hash(source) for _, source in items]
-    kept: dict[str, list[int]] = defaultdict(list)
-    for i, (parts, _) in enumerate(items):
-        if is_lossless(parts):
-            kept[bases[i].casefold()].append(i)
-    length = {i: 0 for i in range(len(items))}  # 0: no hash; else its length
-    for i, (parts, _) in enumerate(items):
-        lossless_alone = is_lossless(parts) and len(kept[bases[i].casefold()]) == 1
-        length[i] = 0 if lossless_alone else _HASH_LENGTHS[0]
+    # a kept name is its id; any other gets its hash, whatever else the batch holds
+    length = {i: 0 if is_lossless(p) else _HASH_LENGTHS[0] for i, (p, _) in enumerate(items)}
 
     def ident(i: int) -> str:
         return bases[i] if not length[i] else f"{bases[i]}-{hashes[i][: length[i]]}"

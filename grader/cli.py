@@ -24,9 +24,9 @@ from grader.exits import (
 )
 from grader.exits import (
     EXIT_GRADER_ERROR,
-    EXIT_INTERRUPTED,
     EXIT_NOT_GRADED,
     EXIT_PASSED,
+    interrupted_status,
 )
 from grader.syspath import drop_working_directory
 
@@ -242,6 +242,11 @@ def _check(args: Arguments) -> int:
         for artifact in lab.path_options
         if (path := getattr(args, f"path_{artifact}", None))
     }
+    if args.output is not None:
+        from grader.outdir import output_refused  # only with --output: a check imports none
+
+        if output_refused(args.output, args.dir, overrides.values(), catalog):
+            return EXIT_NOT_GRADED
     try:
         result = grade(lab, args.dir, rubric, lang=lang, overrides=overrides)
     except NotGradable as exc:
@@ -313,6 +318,9 @@ def console() -> int:
     was ≈6 %). Garbage the work makes is collected as usual."""
     import gc
 
+    from grader.lifeline import handle_signals
+
+    handle_signals()  # SIGTERM as Ctrl-C; a second one never hangs
     gc.disable()
     try:
         args, lab = _read(None)
@@ -366,8 +374,8 @@ def _run(args: Arguments, lab: Any) -> int:
         if args.command in cli_lab.COMMANDS:
             return cli_lab.run(args)
         return _check(args)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (grader.lifeline)
+        return interrupted_status(exc)
     except BrokenPipeError:  # `grader check | head`: the reader left; nothing to say
         _silence_stdout()
         return EXIT_PASSED

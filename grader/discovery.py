@@ -12,10 +12,13 @@ lab's files. Each PATH is
 - an archive (`.zip`, `.tar.gz`, `.tgz`, `.tar`) holding one submission (files at its
   top) or many (a two-level search inside it), planned by `grader.archives` from its
   member names; its rows are extracted later, a few archives at a time.
-Names starting with `.`, `__MACOSX`, `__pycache__` and the `--out` folder itself are
-skipped. Links are never followed while searching (a PATH itself may be one): a link to
-a folder among the first-level entries is a row saying so, other links are ignored. The
-same source met twice (a PATH given twice) is one row.
+`__MACOSX`, `__pycache__` and the `--out` folder itself are skipped, and so are names
+starting with `.` below the first level; a first-level folder whose name starts with `.`
+(`.alice`) is a student's like any other when it holds lab files (a row, graded), and a
+tool's (`.git`) when it holds none (no row). Links are never followed while searching
+(a PATH itself may be one): a link to a folder among the first-level entries is a row
+saying so, other links are ignored. The same source met twice (a PATH given twice) is
+one row.
 
 The texts of the rows are the catalog's (`[batch]` in grader/messages).
 """
@@ -52,6 +55,7 @@ class Found:
     error: str | None = None
     archive: int | None = None  # index in `Discovery.archives`
     row: Parts | None = None  # its row's parts inside that archive
+    root: str | None = None  # the PATH folder it was found below (grading walks from it)
 
 
 @dataclass
@@ -84,8 +88,8 @@ class Discovery:
         self.archives: list[PlannedArchive] = []
         self._sources: set[str] = set()
 
-    def listing(self, folder: str) -> Listing:
-        return listing(folder, self.artifacts, self.skip)
+    def listing(self, folder: str, hidden: bool = False) -> Listing:
+        return listing(folder, self.artifacts, self.skip, hidden)
 
     def add(self, found: Found) -> None:
         key = os.path.normpath(found.source)
@@ -109,7 +113,7 @@ class Discovery:
 
     def folder(self, folder: str, source: str, parts: Parts, own: str) -> None:
         """A PATH folder: a submission, or a folder of them (and of archives)."""
-        listing = self.listing(folder)
+        listing = self.listing(folder, hidden=True)
         if listing.has_artifacts:
             self.add(Found(parts or (own,), source, folder))
             return
@@ -118,12 +122,15 @@ class Discovery:
             # each first-level folder is a student's (or a section of students'): its
             # submissions are where `grader check` would find them (grader.locate)
             located = locate(os.path.join(folder, name), self.artifacts, self.skip)
+            if name.startswith(".") and not located.found:
+                continue  # a tool's hidden folder (.git, .ipynb_checkpoints): no student
             for inner in located.found:
                 self.add(
                     Found(
                         (*parts, name, *inner),
                         os.path.join(source, name, *inner),
                         located.path(inner),
+                        root=folder,
                     )
                 )
             if not located.found:

@@ -29,6 +29,14 @@ EXIT_FAILED = 1
 EXIT_NOT_GRADED = 2
 EXIT_GRADER_ERROR = 3
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+EXIT_TERMINATED = 143  # SIGTERM, as shells report it (grader.lifeline)
+
+
+def interrupted_status(exc: BaseException) -> int:
+    """The status of a command a signal ended: 143 for SIGTERM, 130 for Ctrl-C."""
+    from grader.lifeline import Terminated
+
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
 def check_status(result: Any) -> int:

@@ -8,6 +8,11 @@ Decisions, each because a submission is controlled by a student:
 - `O_NONBLOCK` makes opening a FIFO return at once; `fstat` on the open descriptor then
   refuses anything that is not a regular file (FIFO, socket, device, directory) before a
   single byte is read, and refuses a file over its size cap before reading it.
+- A submission's files are opened relative to one descriptor of its folder, taken once
+  (`open_folder`): the folder as the user named it, then each folder below it that the
+  search found, opened relative to the one above with `O_NOFOLLOW`. A folder swapped
+  for a link while it is graded is refused (or, once open, no longer matters: every
+  file is read from the folder that was opened), never followed out of the submission.
 - Nothing is ever written inside the submission.
 """
 
@@ -16,9 +21,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Sequence
 
 from grader.problems import Problem, Term
 from grader.records import record
+from grader.sandbox import _state as sandbox_state
 from grader.sha import sha256_hex
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -62,17 +69,58 @@ def _kind(mode: int) -> Term:
     return Term("special")
 
 
-def read_file(path: str, max_bytes: int, *, follow: bool = False) -> RawFile | None:
+def open_at(dir_fd: int, name: str, flags: int) -> int:
+    """`os.open(name, flags, dir_fd=dir_fd)` for a plain `name` (one component, no
+    separator), allowed while confined (`grader.sandbox`'s hook lets exactly this name
+    through): `dir_fd` is a folder opened by its path, which the hook checked then; the
+    name alone can't leave it (and `O_NOFOLLOW` in `flags` keeps a link from leaving it)."""
+    if not name or os.sep in name or (os.altsep and os.altsep in name) or name in (".", ".."):
+        raise ValueError(f"not a plain file name: {name!r}")
+    state = sandbox_state
+    state.at_name = name
+    try:
+        return os.open(name, flags, dir_fd=dir_fd)
+    finally:
+        state.at_name = None
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_folder(top: str, inner: Sequence[str] = ()) -> int | None:
+    """A descriptor of the folder `top`/`inner`: `top` opened as the user named it (a link
+    there is what they asked for), then each part of `inner` (found by a search that
+    never follows links) relative to the one above, with `O_NOFOLLOW`, so a part swapped
+    for a link since is refused (OSError), never followed. None where descriptors of
+    folders can't be used (Windows): files are then opened by their paths."""
+    if os.open not in os.supports_dir_fd or not getattr(os, "O_DIRECTORY", 0):
+        return None  # pragma: no cover - Windows
+    fd = os.open(top, _DIR_FLAGS)
+    try:
+        for part in inner:
+            below = os.open(part, _DIR_FLAGS | getattr(os, "O_NOFOLLOW", 0), dir_fd=fd)
+            os.close(fd)
+            fd = below
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_file(
+    path: str, max_bytes: int, *, follow: bool = False, dir_fd: int | None = None
+) -> RawFile | None:
     """Read `path` if it is a regular file of at most `max_bytes`.
 
     Returns None when the file does not exist, raises `Refused` when it exists but must
     not be read. `follow=True` is for paths the user typed on the command line (such as
-    `--server-log`), where following a link is what the user asked for.
+    `--server-log`), where following a link is what the user asked for. With `dir_fd`
+    (`open_folder`), `path` is a file name in that folder.
     """
     name = os.path.basename(path)
     flags = _OPEN_FLAGS & ~(0 if not follow else getattr(os, "O_NOFOLLOW", 0))
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, flags) if dir_fd is None else open_at(dir_fd, path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from grader import __version__
 from grader.digest import input_digest
+from grader.files import open_folder
 from grader.i18n import Catalog
 from grader.lab import Lab
 from grader.limits import Limits
@@ -81,6 +82,26 @@ def find_files(
     raise NotGradable(Problem(key, {"folder": folder, "files": files}))
 
 
+def open_files(
+    folder: str, files: str, files_in: str | None, root: str | None = None
+) -> int | None:
+    """A descriptor of the folder whose files are graded (`find_files` gave `files`, and
+    `files_in` below `folder`), taken once per submission (`grader.files.open_folder`):
+    `root` (a batch's PATH, which `folder` was found below) or else `folder`, as the
+    user named it, then the folders below it without following a link. Raises
+    `NotGradable` when it can't be opened (a folder swapped for a link since the search)."""
+    base = folder if root is None else root
+    relative = os.path.relpath(files, base)
+    inner = () if relative == os.curdir else tuple(relative.split(os.sep))
+    if os.pardir in inner:  # `root` is not above `files` after all: from `folder`
+        base, inner = folder, tuple(files_in.split("/")) if files_in else ()
+    try:
+        return open_folder(base, inner)
+    except OSError as exc:
+        params = {"folder": files, "error": exc.strerror or str(exc)}
+        raise NotGradable(Problem("engine.unreadable_folder", params)) from None
+
+
 def _read_within(
     spec: ArtifactSpec,
     folder: str,
@@ -88,6 +109,7 @@ def _read_within(
     limits: Limits,
     refused: Mapping[str, Problem] | None,
     total: int,
+    dir_fd: int | None = None,
 ) -> Read:
     """Read one artifact's bytes under the caps, `total` bytes of the submission being
     read already (a file past `submission_bytes` is refused unread)."""
@@ -100,7 +122,7 @@ def _read_within(
             Location(spec.filename),
         )
         return Read(spec.filename, None, problem, "refused")
-    return read(spec, folder, limits, overrides.get(spec.name))
+    return read(spec, folder, limits, overrides.get(spec.name), dir_fd)
 
 
 def read_artifacts(
@@ -109,6 +131,7 @@ def read_artifacts(
     overrides: Mapping[str, str],
     limits: Limits,
     refused: Mapping[str, Problem] | None = None,
+    dir_fd: int | None = None,
 ) -> dict[str, Read]:
     """Read every artifact's bytes (unparsed), in the lab's order, under the caps, keeping
     of each only its facts (`loading.released`): what the input digest is computed from.
@@ -120,7 +143,7 @@ def read_artifacts(
     got: dict[str, Read] = {}
     total = 0
     for spec in lab.artifacts:
-        one = released(_read_within(spec, folder, overrides, limits, refused, total))
+        one = released(_read_within(spec, folder, overrides, limits, refused, total, dir_fd))
         total += one.raw.size if one.raw else 0
         got[spec.name] = one
     return got
@@ -132,6 +155,7 @@ def load_each(
     overrides: Mapping[str, str],
     limits: Limits,
     refused: Mapping[str, Problem] | None = None,
+    dir_fd: int | None = None,
 ) -> tuple[dict[str, Read], dict[str, Artifact]]:
     """Read, decode and parse every artifact, one file after the other: the whole input
     of grading (the `Read`s, bytes let go) and the artifacts.
@@ -140,6 +164,7 @@ def load_each(
     near-cap submission never holds all its files' bytes at once, nor a file's bytes beside
     its text while it is parsed. A file whose spec says `parse_last` keeps its text until
     every other file is parsed (parsing is pure: only the memory's peak moves).
+    `dir_fd`: a descriptor of `folder` (`open_files`), every file is opened relative to it.
     """
     check_folder(folder)
     got: dict[str, Read] = {}
@@ -147,7 +172,7 @@ def load_each(
     last: list[tuple[ArtifactSpec, Read, str | Problem | None]] = []
     total = 0
     for spec in lab.artifacts:
-        one, text = decode(_read_within(spec, folder, overrides, limits, refused, total))
+        one, text = decode(_read_within(spec, folder, overrides, limits, refused, total, dir_fd))
         total += one.raw.size if one.raw else 0
         got[spec.name] = one
         if spec.parse_last:
@@ -191,12 +216,19 @@ def submission_digest(
     *,
     overrides: Mapping[str, str] | None = None,
     refused: Mapping[str, Problem] | None = None,
+    root: str | None = None,
 ) -> str | None:
     """The input digest `grade` would give this submission, without grading it (for
-    `--resume`); None when the folder can't be graded at all."""
+    `--resume`); None when the folder can't be graded at all (`root`: as `grade`'s)."""
     try:
-        found, _ = find_files(lab, folder, overrides or {}, refused)
-        got = read_artifacts(lab, found, overrides or {}, rubric.make_limits(lab.limits), refused)
+        found, found_in = find_files(lab, folder, overrides or {}, refused)
+        dir_fd = open_files(folder, found, found_in, root)
+        try:
+            limits = rubric.make_limits(lab.limits)
+            got = read_artifacts(lab, found, overrides or {}, limits, refused, dir_fd)
+        finally:
+            if dir_fd is not None:
+                os.close(dir_fd)
     except NotGradable:
         return None
     return digest_of(lab, rubric, Catalog(lang, ()).lang, got)
@@ -276,12 +308,15 @@ def grade(
     overrides: Mapping[str, str] | None = None,
     limits: Limits | None = None,
     refused: Mapping[str, Problem] | None = None,
+    root: str | None = None,
 ) -> Result:
     """Grade the submission in `folder` (or in the one folder below it that holds its files,
     `grader.locate`); raises `NotGradable` when there is no submission to grade.
 
     `refused`: artifacts known to be unreadable before grading, with the reason (see
-    `read_artifacts`).
+    `read_artifacts`). `root`: a folder above `folder` the user named (a batch's PATH),
+    from which every folder down to the files is opened without following a link
+    (`open_files`); by default `folder` is the one named.
     """
     overrides = overrides or {}
     limits = (limits or rubric.make_limits()).with_lab_defaults(lab.limits)
@@ -289,6 +324,7 @@ def grade(
     roots = (lab.schemas.folder,) if lab.schemas is not None else ()
     catalog = catalog_for(lab, lang)
     files, files_in = find_files(lab, folder, overrides, refused)
+    dir_fd = open_files(folder, files, files_in, root)  # once: every file is read from it
 
     def confined_phase() -> tuple[dict[str, Read], dict[str, Artifact], list[Outcome]]:
         # The cyclic collector is paused while the files are loaded and checked, and
@@ -303,16 +339,20 @@ def grade(
         collecting = gc.isenabled()
         gc.disable()
         try:
-            got, artifacts = load_each(lab, files, overrides, limits, refused)
+            got, artifacts = load_each(lab, files, overrides, limits, refused, dir_fd)
             outcomes = run_checks(lab, artifacts, rubric.settings(), os.path.abspath(files))
         finally:
             if collecting:
                 gc.enable()
         return got, artifacts, outcomes
 
-    got, artifacts, outcomes = run_confined(
-        confined_phase, files, (*overrides.values(), *roots), packages
-    )
+    try:
+        got, artifacts, outcomes = run_confined(
+            confined_phase, files, (*overrides.values(), *roots), packages
+        )
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
     counts = {s: sum(o.status == s for o in outcomes) for s in STATUSES}
     by_id = {o.id: o for o in outcomes}
     return Result(

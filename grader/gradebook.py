@@ -119,6 +119,7 @@ def summary_dict(
         }
     return {
         "submissions": len(rows),
+        "ids": [r.id for r in rows],
         "graded": len(graded),
         "errors": len(rows) - len(graded),
         "error_ids": [r.id for r in rows if not r.gradable],

@@ -119,3 +119,15 @@ def _write_array(value: list[Any] | tuple[Any, ...], out: list[str], newline: st
             _write(item, out, inner, allow_nan)
         separator = comma
     out.append(newline + "]")
+
+
+def capped(value: Any, cap: int) -> Any:
+    """`value` (parsed JSON) with every string longer than `cap` cut to `cap` characters,
+    the last one `…`; keys are left as they are (a result's keys are the schema's)."""
+    if isinstance(value, str):
+        return value if len(value) <= cap else value[: cap - 1] + "…"
+    if isinstance(value, dict):
+        return {key: capped(item, cap) for key, item in value.items()}
+    if isinstance(value, list):
+        return [capped(item, cap) for item in value]
+    return value

@@ -30,6 +30,8 @@ class Limits:
     number_digits: int = 100  # real: 17
     jsonl_records: int = 4_096  # real: 64
     problems_per_file: int = 20  # reading stops there: the first problems explain the file
+    python_line_chars: int = 10_000  # a line of Python source (real: 100); CPython 3.11's
+    # tokenizer copies a token's whole line with it, so tokens cost line length × tokens
     # Archives given to `grader batch` (a real class archive: 30-300 submissions of about
     # 100 KB of lab files each, with whatever else students zip: venvs, videos).
     archive_members: int = 100_000  # members listed in one archive (a class of 300: ~4,000)

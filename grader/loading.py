@@ -133,18 +133,29 @@ class Read:
     status: Status = "valid"  # "missing" or "refused" when there are no bytes
 
 
-def read(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = None) -> Read:
-    """Read one artifact's bytes; never raises. `path` overrides its place (--server-log)."""
+def read(
+    spec: ArtifactSpec,
+    folder: str,
+    limits: Limits,
+    path: str | None = None,
+    dir_fd: int | None = None,
+) -> Read:
+    """Read one artifact's bytes; never raises. `path` overrides its place (--server-log);
+    `dir_fd`: a descriptor of `folder` (`grader.files.open_folder`), the file is opened
+    relative to it."""
     file = spec.filename if path is None else os.path.basename(path) or path
     try:
-        if path is None:
+        if path is None and dir_fd is not None:
+            raw = read_file(spec.filename, limits[spec.max_bytes], dir_fd=dir_fd)
+        elif path is None:
             raw = read_file(os.path.join(folder, spec.filename), limits[spec.max_bytes])
         else:
             raw = read_file(path, limits[spec.max_bytes], follow=True)
     except Refused as refusal:
         return Read(file, None, _locate(refusal.problem, file, lambda p: None), "refused")
     if raw is None:
-        similar = _similar(folder, spec.filename) if path is None else None
+        where = folder if dir_fd is None else dir_fd
+        similar = _similar(where, spec.filename) if path is None else None
         if similar is not None:
             problem = Problem("file.missing_similar", {"file": file, "similar": similar})
             return Read(file, None, problem, "missing")
@@ -152,7 +163,7 @@ def read(spec: ArtifactSpec, folder: str, limits: Limits, path: str | None = Non
     return Read(file, raw)
 
 
-def _similar(folder: str, filename: str) -> str | None:
+def _similar(folder: str | int, filename: str) -> str | None:
     """A name in `folder` a student probably meant as `filename` (`Data.json`,
     `data.json.txt`, `dtaa.json`), if there is one: said in the message, never read."""
     try:

@@ -47,16 +47,20 @@ def ignored(name: str) -> bool:
     return name.startswith(".") or name in IGNORED
 
 
-def listing(folder: str, names: Collection[str], skip: Collection[str] = ()) -> Listing:
+def listing(
+    folder: str, names: Collection[str], skip: Collection[str] = (), hidden: bool = False
+) -> Listing:
     """The lab files, subfolders, other files and links to folders directly in `folder`
-    (an unreadable folder lists as empty). `skip` holds real paths never to enter."""
+    (an unreadable folder lists as empty). `skip` holds real paths never to enter;
+    `hidden`: list names starting with `.` too (a batch's first level, where every
+    folder is a student's)."""
     found = Listing()
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
         return found
     for entry in entries:
-        if ignored(entry.name):
+        if entry.name in IGNORED or (not hidden and entry.name.startswith(".")):
             continue
         if entry.name in names:
             found.has_artifacts = True

@@ -21,10 +21,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from grader.atomic import TEMPORARY_PREFIX, TEMPORARY_SUFFIX
 from grader.faults import OutputError
+
+TYPE_CHECKING = False  # typing is for type checkers only
+if TYPE_CHECKING:
+    from typing import Any
 
 LOCK_NAME = ".lock"
 EXTRACTED_PREFIX = ".extracted-"
@@ -126,3 +130,28 @@ def claim(out: str) -> Iterator[list[str]]:
         with contextlib.suppress(OSError):
             os.unlink(os.path.join(out, LOCK_NAME))
         os.close(fd)
+
+
+def inside(path: str, folder: str) -> bool:
+    """`path` is `folder` or below it (both real, absolute paths)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def writes_into(output: str, folder: str, files: Iterable[str] = ()) -> bool:
+    """`grader check --output` would write inside the submission `folder` (or onto it, or
+    above it), or onto one of the files graded from elsewhere (`--server-log`): the
+    grader never writes into what it grades."""
+    real, top = os.path.realpath(output), os.path.realpath(folder)
+    graded = {os.path.realpath(f) for f in files}
+    return inside(real, top) or inside(top, real) or real in graded
+
+
+def output_refused(output: str, folder: str, files: Iterable[str], catalog: Any) -> bool:
+    """Say so and return True when `--output` `writes_into` the submission."""
+    if not writes_into(output, folder, files):
+        return False
+    from grader.cli_io import say
+
+    params = {"output": output, "folder": folder}
+    say(catalog.text("cli.output_in_submission", params) or "--output: inside the submission")
+    return True

@@ -14,6 +14,14 @@ from grader.jsonload import JsonError, PositionMap, StrictDecoder
 from grader.limits import Limits
 from grader.loading import Parsed, Parser, with_format
 from grader.problems import Location, Problem
+from grader.pysource import (
+    CHECK_HEADROOM,
+    deepest_line,
+    headroom,
+    long_line,
+    source_problem,
+)
+from grader.pysource import python_tree as python_tree  # re-exported: labs read trees here
 from grader.schema import SchemaRef
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
@@ -218,7 +226,7 @@ except ImportError:  # pragma: no cover - an interpreter other than CPython
 def python_source() -> Parser:
     """A parser for Python source, never imported or run: its value is the text itself,
     once CPython's parser accepts it (a lab reads what it needs of it with
-    `python_tokens`, or makes it a syntax tree where it must).
+    `python_tokens`, or makes it a syntax tree with `python_tree`).
 
     The text is checked by the compiler's own parser and symbol table (`_symtable`, the C
     half of the `symtable` module), which builds no syntax tree: a tree is some 40 times
@@ -233,11 +241,22 @@ def python_source() -> Parser:
     iterable. No Python can run such a file, so it is no valid sse.py either
     (`python.syntax`). `_symtable` is CPython's; another interpreter's parse is its
     `compile(..., PyCF_ONLY_AST)`, which accepts those few.
+
+    A line longer than `Limits.python_line_chars` is refused first (`python.line_too_long`,
+    with its line): past it, reading the tokens would cost the square of the line's length.
+    What CPython refuses before parsing is said as it says it, with the line: a NUL byte,
+    an unknown encoding declaration (`grader.pysource.source_problem`). The check runs with a fixed
+    recursion headroom (`CHECK_HEADROOM`), so a file nested too deeply for it is the
+    student's failure (`python.too_deep`, at the longest line) at any stack depth, and a
+    file it accepts always makes a tree (`python_tree`).
     """
 
     def parse(text: str, file: str, limits: Limits) -> Parsed:
+        before = long_line(text, file, limits.python_line_chars) or source_problem(text, file)
+        if before is not None:
+            return Parsed(None, [before])
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), headroom(CHECK_HEADROOM):
                 warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours
                 # the file name is not a path: never code to run
                 _check(text, f"<{file}>", "exec")
@@ -251,7 +270,10 @@ def python_source() -> Parser:
                     )
                 ],
             )
-        except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+        except (RecursionError, MemoryError):  # absurd nesting: the student's, located
+            location = Location(file, deepest_line(text))
+            return Parsed(None, [Problem("python.too_deep", {"file": file}, location)])
+        except ValueError as exc:  # pragma: no cover - NUL bytes are found before
             return Parsed(
                 None,
                 [

@@ -466,17 +466,18 @@ def _grader_labs_EntryPoint(cls, defaults, factories):
 
 def _grader_limits_Limits(cls, defaults, factories):
     """The methods of `grader.limits.Limits`."""
-    (d_file_bytes, d_submission_bytes, d_json_depth, d_number_digits, d_jsonl_records, d_problems_per_file, d_archive_members, d_archive_bytes, d_archive_submissions, d_batch_archive_bytes, d_lab) = defaults
+    (d_file_bytes, d_submission_bytes, d_json_depth, d_number_digits, d_jsonl_records, d_problems_per_file, d_python_line_chars, d_archive_members, d_archive_bytes, d_archive_submissions, d_batch_archive_bytes, d_lab) = defaults
     (f_lab,) = factories
     set_field = object.__setattr__
 
-    def __init__(self, file_bytes: int = d_file_bytes, submission_bytes: int = d_submission_bytes, json_depth: int = d_json_depth, number_digits: int = d_number_digits, jsonl_records: int = d_jsonl_records, problems_per_file: int = d_problems_per_file, archive_members: int = d_archive_members, archive_bytes: int = d_archive_bytes, archive_submissions: int = d_archive_submissions, batch_archive_bytes: int = d_batch_archive_bytes, lab: Mapping[str, int] = d_lab):
+    def __init__(self, file_bytes: int = d_file_bytes, submission_bytes: int = d_submission_bytes, json_depth: int = d_json_depth, number_digits: int = d_number_digits, jsonl_records: int = d_jsonl_records, problems_per_file: int = d_problems_per_file, python_line_chars: int = d_python_line_chars, archive_members: int = d_archive_members, archive_bytes: int = d_archive_bytes, archive_submissions: int = d_archive_submissions, batch_archive_bytes: int = d_batch_archive_bytes, lab: Mapping[str, int] = d_lab):
         set_field(self, 'file_bytes', file_bytes)
         set_field(self, 'submission_bytes', submission_bytes)
         set_field(self, 'json_depth', json_depth)
         set_field(self, 'number_digits', number_digits)
         set_field(self, 'jsonl_records', jsonl_records)
         set_field(self, 'problems_per_file', problems_per_file)
+        set_field(self, 'python_line_chars', python_line_chars)
         set_field(self, 'archive_members', archive_members)
         set_field(self, 'archive_bytes', archive_bytes)
         set_field(self, 'archive_submissions', archive_submissions)
@@ -484,23 +485,23 @@ def _grader_limits_Limits(cls, defaults, factories):
         set_field(self, 'lab', f_lab() if lab is FACTORY else lab)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(file_bytes={self.file_bytes!r}, submission_bytes={self.submission_bytes!r}, json_depth={self.json_depth!r}, number_digits={self.number_digits!r}, jsonl_records={self.jsonl_records!r}, problems_per_file={self.problems_per_file!r}, archive_members={self.archive_members!r}, archive_bytes={self.archive_bytes!r}, archive_submissions={self.archive_submissions!r}, batch_archive_bytes={self.batch_archive_bytes!r}, lab={self.lab!r})"
+        return f"{self.__class__.__qualname__}(file_bytes={self.file_bytes!r}, submission_bytes={self.submission_bytes!r}, json_depth={self.json_depth!r}, number_digits={self.number_digits!r}, jsonl_records={self.jsonl_records!r}, problems_per_file={self.problems_per_file!r}, python_line_chars={self.python_line_chars!r}, archive_members={self.archive_members!r}, archive_bytes={self.archive_bytes!r}, archive_submissions={self.archive_submissions!r}, batch_archive_bytes={self.batch_archive_bytes!r}, lab={self.lab!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.file_bytes, self.submission_bytes, self.json_depth, self.number_digits, self.jsonl_records, self.problems_per_file, self.archive_members, self.archive_bytes, self.archive_submissions, self.batch_archive_bytes, self.lab) == (other.file_bytes, other.submission_bytes, other.json_depth, other.number_digits, other.jsonl_records, other.problems_per_file, other.archive_members, other.archive_bytes, other.archive_submissions, other.batch_archive_bytes, other.lab)
+            return (self.file_bytes, self.submission_bytes, self.json_depth, self.number_digits, self.jsonl_records, self.problems_per_file, self.python_line_chars, self.archive_members, self.archive_bytes, self.archive_submissions, self.batch_archive_bytes, self.lab) == (other.file_bytes, other.submission_bytes, other.json_depth, other.number_digits, other.jsonl_records, other.problems_per_file, other.python_line_chars, other.archive_members, other.archive_bytes, other.archive_submissions, other.batch_archive_bytes, other.lab)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.file_bytes, self.submission_bytes, self.json_depth, self.number_digits, self.jsonl_records, self.problems_per_file, self.archive_members, self.archive_bytes, self.archive_submissions, self.batch_archive_bytes))
+        return hash((self.file_bytes, self.submission_bytes, self.json_depth, self.number_digits, self.jsonl_records, self.problems_per_file, self.python_line_chars, self.archive_members, self.archive_bytes, self.archive_submissions, self.batch_archive_bytes))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('file_bytes', 'submission_bytes', 'json_depth', 'number_digits', 'jsonl_records', 'problems_per_file', 'archive_members', 'archive_bytes', 'archive_submissions', 'batch_archive_bytes', 'lab'):
+        if type(self) is cls or name in ('file_bytes', 'submission_bytes', 'json_depth', 'number_digits', 'jsonl_records', 'problems_per_file', 'python_line_chars', 'archive_members', 'archive_bytes', 'archive_submissions', 'batch_archive_bytes', 'lab'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('file_bytes', 'submission_bytes', 'json_depth', 'number_digits', 'jsonl_records', 'problems_per_file', 'archive_members', 'archive_bytes', 'archive_submissions', 'batch_archive_bytes', 'lab'):
+        if type(self) is cls or name in ('file_bytes', 'submission_bytes', 'json_depth', 'number_digits', 'jsonl_records', 'problems_per_file', 'python_line_chars', 'archive_members', 'archive_bytes', 'archive_submissions', 'batch_archive_bytes', 'lab'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -1318,7 +1319,7 @@ RECORDS = {
     'grader.lab.Leaderboard': (('name', 'check', 'key', 'order'), True, False, _grader_lab_Leaderboard),
     'grader.lab.Lab': (('name', 'artifacts', 'checks', 'package', 'schemas', 'title', 'rubric_file', 'limits', 'default_folder', 'path_options', 'samples', 'sample', 'class_report', 'leaderboard'), True, False, _grader_lab_Lab),
     'grader.labs.EntryPoint': (('name', 'value', 'distribution'), True, False, _grader_labs_EntryPoint),
-    'grader.limits.Limits': (('file_bytes', 'submission_bytes', 'json_depth', 'number_digits', 'jsonl_records', 'problems_per_file', 'archive_members', 'archive_bytes', 'archive_submissions', 'batch_archive_bytes', 'lab'), True, False, _grader_limits_Limits),
+    'grader.limits.Limits': (('file_bytes', 'submission_bytes', 'json_depth', 'number_digits', 'jsonl_records', 'problems_per_file', 'python_line_chars', 'archive_members', 'archive_bytes', 'archive_submissions', 'batch_archive_bytes', 'lab'), True, False, _grader_limits_Limits),
     'grader.loading.Parsed': (('value', 'problems', 'line_of'), False, False, _grader_loading_Parsed),
     'grader.loading.ArtifactSpec': (('name', 'filename', 'parser', 'max_bytes', 'measure', 'parse_last', 'corroborated_by'), True, False, _grader_loading_ArtifactSpec),
     'grader.loading.Artifact': (('spec', 'file', 'status', 'raw', 'value', 'problems', 'line_of'), False, False, _grader_loading_Artifact),

@@ -20,6 +20,7 @@ keeps the file equal to what the classes say. `SCHEMA_VERSION` changes with the 
 from __future__ import annotations
 
 import json
+import os
 
 from grader.records import field, field_names, is_record, record
 
@@ -227,6 +228,7 @@ class Result:
 
             first = problems[0]
             raise NotAResult(Catalog("en", ("grader",)).text(first.message_id, first.params))
+        _believable(data)
         return cls._of(data)
 
     @classmethod
@@ -254,15 +256,22 @@ class Result:
         )
 
     @classmethod
-    def from_json(cls, text: str) -> Result:
+    def from_json(cls, text: str, text_cap: int | None = None) -> Result:
         """The result of a JSON text: strict JSON (no NaN, no duplicate key), then
-        `from_dict`; raises `NotAResult`."""
+        `from_dict`; raises `NotAResult`. With `text_cap`, every string longer than that
+        is cut to it (ending in `…`) before anything else reads it."""
         from grader.jsonload import JsonError, StrictDecoder
 
         try:
             data = StrictDecoder(max_digits=100, max_depth=64).decode(text.lstrip("\ufeff"), "")
         except JsonError as exc:
             raise NotAResult(f"not strict JSON ({exc.problem.message_id})") from None
+        except (RecursionError, MemoryError) as exc:
+            raise NotAResult(f"not strict JSON ({type(exc).__name__})") from None
+        if text_cap is not None:
+            from grader.jsontext import capped
+
+            data = capped(data, text_cap)
         return cls.from_dict(data)
 
 
@@ -328,10 +337,42 @@ def _artifact_of(data: dict[str, Any]) -> ArtifactResult:
     return ArtifactResult(**{**data, "problems": problems})
 
 
-def read_result(path: str, max_bytes: int = RESULT_MAX_BYTES) -> Result:
+def _believable(data: dict[str, Any]) -> None:
+    """Refuse a result whose points no grading could give (an edited file): a score or a
+    check's points outside 0..its maximum. Raises `NotAResult` saying which."""
+    from grader.i18n import format_value
+
+    def outside(value: float, top: float) -> bool:
+        return not 0 <= value <= top + 1e-9 * max(1.0, top)  # a sum's rounding is no lie
+
+    if data["max_score"] < 0 or outside(data["score"], data["max_score"]):
+        raise NotAResult(
+            f"its score {format_value(data['score'])} is outside "
+            f"0..{format_value(data['max_score'])}"
+        )
+    for check in data["checks"]:
+        if check["max_points"] < 0 or outside(check["points"], check["max_points"]):
+            raise NotAResult(
+                f"the points of {check['id']} ({format_value(check['points'])}) are outside "
+                f"0..{format_value(check['max_points'])}"
+            )
+
+
+def read_result(
+    path: str, max_bytes: int = RESULT_MAX_BYTES, text_cap: int | None = None
+) -> Result:
     """The result in the file at `path` (UTF-8, at most `max_bytes`); raises OSError when
-    it can't be read, `NotAResult` when it is not a result."""
-    with open(path, "rb") as stream:
+    it can't be read, `NotAResult` when it is not a result (`text_cap`: see
+    `Result.from_json`). The file is opened without
+    blocking and without following a link, and must be a regular file: a FIFO or a
+    device named `<id>.json` is refused at once, never waited on."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAResult("not a regular file")
         data = stream.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise NotAResult(f"larger than {max_bytes} bytes")
@@ -339,7 +380,7 @@ def read_result(path: str, max_bytes: int = RESULT_MAX_BYTES) -> Result:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise NotAResult("not UTF-8") from None
-    return Result.from_json(text)
+    return Result.from_json(text, text_cap)
 
 
 def result_schema() -> dict[str, Any]:

@@ -132,6 +132,7 @@ class _State(thread_local):
         self.forbidden: tuple[str, ...] = ()  # real paths no module may come from (subtrees)
         self.skipped: tuple[str, ...] = ()  # sys.path entries never searched (exact)
         self.finding = False
+        self.at_name: str | None = None  # the name `grader.files.open_at` opens now
 
 
 _state = _State()
@@ -177,6 +178,8 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     if event in _WRITE:
         raise SandboxViolation(f"grader sandbox: writing refused ({event})")
     if event == "open" and args:
+        if args[0] == state.at_name and not _is_write(*args[1:3]):
+            return  # `grader.files.open_at`: a plain name, relative to an allowed folder
         path = _path(args[0])
         if path is None:
             return

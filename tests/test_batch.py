@@ -126,7 +126,7 @@ def test_resume_keeps_existing_results(classroom: Path, tmp_path: Path) -> None:
     batch_cli(str(classroom), "--out", str(out), "--jobs", "1")
     results = out / "results"
     marked = json.loads((results / "alice.json").read_text("utf-8"))
-    marked["score"] = 12345  # a marker: regrading would put full marks back
+    marked["score"] = 1  # a marker, a believable score: regrading would put full marks back
     (results / "alice.json").write_text(json.dumps(marked), "utf-8")
     before = (results / "alice.json").stat()
     (results / "bob.json").unlink()  # missing: graded again
@@ -135,10 +135,10 @@ def test_resume_keeps_existing_results(classroom: Path, tmp_path: Path) -> None:
     assert batch_cli(str(classroom), "--out", str(out), "--jobs", "1", "--resume") == 1
     after = (results / "alice.json").stat()
     assert (after.st_mtime_ns, after.st_ino) == (before.st_mtime_ns, before.st_ino)
-    assert json.loads((results / "alice.json").read_text("utf-8"))["score"] == 12345
+    assert json.loads((results / "alice.json").read_text("utf-8"))["score"] == 1
     assert json.loads((results / "bob.json").read_text("utf-8"))["gradable"] is True
     assert json.loads((results / "carol.json").read_text("utf-8"))["gradable"] is False
-    assert [r["score"] for r in gradebook(out)] == ["12345", gradebook(out)[1]["score"], ""]
+    assert [r["score"] for r in gradebook(out)] == ["1", gradebook(out)[1]["score"], ""]
     assert summary(out)["submissions"] == 3
 
     batch_cli(str(classroom), "--out", str(out), "--jobs", "1")  # without --resume: regraded
@@ -203,20 +203,23 @@ def test_two_levels_ids_hidden_folders_and_the_out_folder(tmp_path: Path) -> Non
     shutil.copytree(CORRECT, root / "__MACOSX" / "x")
     shutil.copytree(CORRECT, root / "-rm")
     (root / "linked").symlink_to(CORRECT, target_is_directory=True)  # not followed
-    out = root / "out"  # inside PATH: never graded
-    shutil.copytree(CORRECT, out / "old")
+    out = root / "out"  # inside PATH, a folder of its own: never graded
+    (out / "old").mkdir(parents=True)
+    (out / "old" / "notes.txt").write_text("an earlier export\n", "utf-8")
     assert batch_cli(str(root), "--out", str(out)) == 1
     rows = gradebook(out)
     assert [(r["id"][:-11], r["gradable"]) for r in rows if r["id"] != "linked"] == [
-        ("_-rm", "true"),  # both names had to change: each ends in its source's hash
+        ("_-rm", "true"),  # every name that had to change ends in its source's hash
+        ("_git__x", "true"),  # a hidden first-level folder holding a submission: a row
         ("section_a__Zoë", "true"),
     ]
     assert [r["source"] for r in rows] == [
         str(root / "-rm"),
+        str(root / ".git" / "x"),
         str(root / "linked"),
         str(root / "section a" / "Zoë"),
     ]
-    assert "symbolic link" in rows[1]["error"] and rows[1]["id"] == "linked"
+    assert "symbolic link" in rows[2]["error"] and rows[2]["id"] == "linked"
 
 
 def test_ids_are_safe_and_unique() -> None:
@@ -226,8 +229,8 @@ def test_ids_are_safe_and_unique() -> None:
     long = safe_id(["x" * 300])
     assert len(long) <= 150 and long != safe_id(["x" * 301])
     ids = assign_ids([(("Alice",), "/a/Alice"), (("alice",), "/b/alice"), (("bob",), "/b/bob")])
-    assert ids[2] == "bob"  # a name kept as it is, alone: the id
-    assert ids[0].startswith("Alice-") and ids[1].startswith("alice-")  # same up to case
+    assert ids[1:] == ["alice", "bob"]  # names kept as they are: the ids
+    assert ids[0].startswith("Alice-")  # a capital is lossy (case-insensitive disks)
     assert len({i.casefold() for i in ids}) == 3
 
 

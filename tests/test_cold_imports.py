@@ -71,6 +71,7 @@ CHECK_PATH = {
     "grader.package_data",
     "grader.params",
     "grader.parsers",
+    "grader.pysource",
     "grader.patterns",
     "grader.patterns_compiled",
     "grader.problems",

@@ -309,6 +309,9 @@ def test_every_submission_matched_exits_0_and_leaves_no_stale_list(out: Path) ->
 def test_the_key_matches_the_folder_name_up_to_case(out: Path) -> None:
     for sid in CLASS:  # ids as a batch of section folders makes them
         (out / "results" / f"{sid}.json").rename(out / "results" / f"sec-a__{sid}.json")
+    summary = json.loads((out / "summary.json").read_text("utf-8"))
+    summary["ids"] = [f"sec-a__{sid}" for sid in CLASS]  # as that batch's summary names them
+    (out / "summary.json").write_text(json.dumps(summary), "utf-8")
     roster = "Student,ID,SIS User ID,SIS Login ID,Section\n" + '"Doe, Jane",101,S1,CORRECT,A\n'
     export(out, roster, "--to", "canvas")  # the key: SIS Login ID, the first known column
     assert [s["name"] for s in canvas_reads(out / "canvas.csv")["students"]] == ["Doe, Jane"]

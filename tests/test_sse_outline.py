@@ -197,8 +197,7 @@ BROKEN = [
     "a = 1 +",
     "x = ]",
     "def f(a, b=1, c): pass",
-    "\x00",
-]
+]  # a NUL byte: said with its line (tests/test_python_source_guards.py)
 
 
 @pytest.mark.parametrize("text", BROKEN)

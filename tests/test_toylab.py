@@ -157,6 +157,7 @@ def test_the_report_of_one_lab_lists_another_labs_results_apart(tmp_path: Path, 
     )
     stray = grade(FIRST_TOKEN, str(ROOT / "sample_submissions" / "correct"), rubric)
     (tmp_path / "out" / "results" / "zed.json").write_text(stray.to_json(), "utf-8")
+    (tmp_path / "out" / "summary.json").unlink()  # results gathered by hand: all are read
     data = cr.load_class(tmp_path / "out", LAB.name)
     assert [s.id for s in data.students] == ["alice"]
     assert [(u.name, u.reason) for u in data.unreadable] == [

@@ -100,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
     graded = sum(s.gradable for s in shown)
     tell("cli.report.done", count=len(shown), graded=graded, path=str(html_path))
     if unreadable:
-        tell("cli.report.unreadable", count=len(unreadable))
+        names = [u.name for u in unreadable]
+        shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+        tell("cli.report.unreadable", count=len(unreadable), names=shown)
     return EXIT_WRITTEN
 
 

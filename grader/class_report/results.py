@@ -2,7 +2,8 @@
 
 One grader result per submission (the id is the file stem), read by `read_result` (the
 result model's reader: strict JSON, valid against the result schema). `gradebook.csv` and
-`summary.json` are not read: everything is computed from the results. A file there that
+`summary.json` are not computed from: everything is computed from the results; the
+summary only says which results the last batch wrote (`result_files`). A file there that
 is not a readable result becomes an `Unreadable` with the reason, left out of everything
 else. Hidden files and anything but regular `.json` files are ignored.
 """
@@ -165,26 +166,102 @@ def student_of(result_id: str, data: Any) -> Student:
     return student_from(result_id, Result.from_dict(data))
 
 
+TEXT_CAP = 4096
+"""Characters of any one string of a result that a class page or an export carries: a
+grader's message is some hundred, a path some dozens. A result file edited to hold a
+48 MB message made a 240 MB class page and a 2.3 GB export (issue 26)."""
+
+
+SUMMARY_MAX_BYTES = 64 * 1024 * 1024
+"""A summary names every id of a batch; anything larger is not one."""
+
+
+def summary_ids(out_dir: Path | str) -> list[str] | None:
+    """The ids the batch folder's `summary.json` names (the last finished batch's
+    submissions), or None when there is no summary (results/ put together by hand, or a
+    batch that did not finish: it removes the old summary when it starts) or it is an
+    older grader's, which named none. Raises
+    `NotAResult` when the summary is not a batch's (the reason says why)."""
+    import json
+    import stat
+
+    path = os.path.join(out_dir, "summary.json")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise NotAResult(f"summary.json can't be read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAResult("summary.json is not a regular file")
+        data = stream.read(SUMMARY_MAX_BYTES + 1)
+    if len(data) > SUMMARY_MAX_BYTES:
+        raise NotAResult(f"summary.json is larger than {SUMMARY_MAX_BYTES} bytes")
+    try:
+        summary = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError, MemoryError):
+        summary = None
+    if isinstance(summary, dict) and "ids" not in summary:
+        return None  # an older grader's summary, which named no ids: as without one
+    ids = summary.get("ids") if isinstance(summary, dict) else None
+    if not isinstance(ids, list) or not all(_safe_id(i) for i in ids):
+        raise NotAResult("summary.json does not name its batch's results (ids)")
+    return list(ids)
+
+
+def _safe_id(value: Any) -> bool:
+    """An id a batch writes: a plain file stem, never a path or a hidden name."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= 300
+        and not value.startswith(".")
+        and "/" not in value
+        and "\\" not in value
+        and "\x00" not in value
+    )
+
+
 def result_files(out_dir: Path | str) -> list[tuple[str, Result | None, str]]:
-    """Every `results/<id>.json` of a batch folder, sorted by name: (id, its result, "")
-    or (file name, None, why it is not a result). Hidden files and anything but regular
-    `.json` files are skipped; no results/ folder is no results. The class report and
-    the exports (`grader.export`) read a batch folder this way."""
+    """The results of a batch folder, sorted by name: (id, its result, "") or (file name,
+    None, why it is not a result). When the folder has a `summary.json` (a batch
+    finished there), only the `results/<id>.json` of the ids it names are read, so a
+    result no batch vouches for (a student no longer in the class, an old id) never
+    reaches a page or an export; a named file that is missing or not a believable result
+    is one of the unreadable, with its reason. Every string of a result is cut to
+    `TEXT_CAP` characters, so what a page or an export carries of one
+    result is bounded whatever the file holds. Without a summary, every regular `.json`
+    file of results/ is read (hidden files skipped). No results/ folder is no results.
+    The class report and the exports (`grader.export`) read a batch folder this way."""
     folder = Path(out_dir) / "results"
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return []
-    found: list[tuple[str, Result | None, str]] = []
-    for entry in entries:
-        if entry.name.startswith(".") or not entry.name.endswith(".json"):
-            continue
-        if not entry.is_file(follow_symlinks=False):
-            continue
+        named = summary_ids(out_dir)
+    except NotAResult as exc:
+        return [("summary.json", None, str(exc))]
+    if named is None:
         try:
-            found.append((entry.name[: -len(".json")], read_result(entry.path), ""))
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return []
+        names = [
+            e.name
+            for e in entries
+            if not e.name.startswith(".")
+            and e.name.endswith(".json")
+            and e.is_file(follow_symlinks=False)
+        ]
+    else:
+        names = sorted(set(i + ".json" for i in named))
+    found: list[tuple[str, Result | None, str]] = []
+    for name in names:
+        try:
+            result = read_result(str(folder / name), text_cap=TEXT_CAP)
+            found.append((name[: -len(".json")], result, ""))
+        except FileNotFoundError:
+            found.append((name, None, "missing: summary.json names it"))
         except (OSError, NotAResult) as exc:
-            found.append((entry.name, None, str(exc) or type(exc).__name__))
+            found.append((name, None, str(exc) or type(exc).__name__))
     return found
 
 
