@@ -6,11 +6,12 @@ measurements its results carry of prefill.json, cache.json and cancel.json.
 Integrity flags, in the order the page lists them. Strong (the files contradict the
 server's own record, or are not this student's): a published sample's files, a log that
 does not add up or describes another server, a request faster than physics, numbers the
-log does not have, report.json not copying its sources, chunks.jsonl not matching the
-saved stream, a slot "freed" with no `cancel task` in the log. Worth a look: a log with
-no timing block at all (it confirms nothing), times in an order a real run cannot have.
-An honest mistake (the cache left on while measuring prefill, a connection kept open) is
-consistent with the log: no flag. Their descriptions are `class_report.flag.<key>` in
+log contradicts, report.json not copying its sources, chunks.jsonl not matching the
+saved stream, a cut-off answer and a slot "freed" with no `cancel task` in the log.
+Worth a look: a log with no timing block at all (it confirms nothing), times in an order
+a real run cannot have. An honest mistake (the cache left on while measuring prefill, a
+connection kept open, an answer that ended before the close) is consistent with the
+log: no flag. Their descriptions are `class_report.flag.<key>` in
 messages/<lang>.toml.
 
 Pairs: two students who share a measured file byte for byte, or their stream's chatcmpl
@@ -67,7 +68,10 @@ CLASS_REPORT = ClassReportSpec(
             "cancel_vs_log",
             strong=True,
             checks=("log.cancel_task",),
-            if_passed=("cancel.slot_freed",),
+            # the contradiction is a cut-off answer and a freed slot with no cancel in the
+            # log; an answer that ended before the close (cancel.interrupted and
+            # cancel.slot_freed fail, "finished") is an honest mistake, consistent with it
+            if_passed=("cancel.interrupted", "cancel.slot_freed"),
             label="class_report.flag.cancel_vs_log",
         ),
         FlagRule(
