@@ -222,9 +222,9 @@ class _Reading:
             read.append(token)
         words = [t[0] for t in read]
         for index, word in enumerate(words[:-2]):  # `.read()` and then a split into lines
-            if word == "read" and words[index + 1 : index + 3] == ["(", ")"]:
-                if _LINE_SPLITS & set(words[index + 3 : index + 12]):
-                    self.reads_whole_lines = True
+            whole = word == "read" and words[index + 1 : index + 3] == ["(", ")"]
+            if whole and _LINE_SPLITS & set(words[index + 3 : index + 12]):
+                self.reads_whole_lines = True
         return read
 
     def _opens_stream(self, read: list[Token]) -> bool:
@@ -244,7 +244,7 @@ class _Reading:
         read = self._statement(tokens, stop)
         words = [t[0] for t in read]
         if word == "with":
-            if {w for w in words} & _OPENERS:
+            if set(words) & _OPENERS:
                 self.closes_in_with = True
             for index, w in enumerate(words[:-1]):  # `with urlopen(...) as resp`
                 if w == "as" and self._opens_stream(read[:index]):
