@@ -11,6 +11,7 @@ from checks.evidence import (
     request_params,
     window,
 )
+from checks.numbers import duration_noise
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
@@ -30,13 +31,15 @@ def first_sentence(text: str) -> str:
     confirmed_by=("log.intact", "log.plausible"),
     params={
         "noise_ms": Number(0, 60_000),
+        "noise_share": Number(0, 1),
         "overhead_ms": Number(0, 3_600_000),
         "max_tokens": Integer(1, 1_000_000),
     },
 )
 def in_log(ctx: Context) -> None:
     """The answer is a request of the server log: at most max_tokens generated, the client's
-    time from first token to end agreeing with the server's `eval time`, and a first token
+    time from first token to end agreeing with the server's `eval time` (within noise_ms
+    plus noise_share of that time: noise grows with the duration), and a first token
     after the server computed the prompt."""
     s = ctx["sentence"]
     noise, overhead, limit = (
@@ -47,6 +50,7 @@ def in_log(ctx: Context) -> None:
     if not s["ttft_ms"] < s["total_ms"]:
         return  # an answer ending before its first token is sentence.order's to report
     generated = round(s["total_ms"] - s["ttft_ms"], 3)
+    noise = duration_noise(generated, noise, ctx.param("noise_share"))
     log_blocks, eval_window = blocks(ctx["log"]), window(ctx["log"], "eval_ms")
     # the closest that fits is the first that fits, nearest first (equally close: the
     # earlier in the log)
@@ -74,7 +78,7 @@ def in_log(ctx: Context) -> None:
             **request_params(near),
             prompt_ms=near.prompt_ms,
             ttft=s["ttft_ms"],
-            noise=noise,
+            noise=round(noise, 1),
             at=ctx.at("sentence", "/total_ms"),
         )
     ctx.record(

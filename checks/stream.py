@@ -7,6 +7,7 @@ import math
 from checks.evidence import agree, blocks, request_params, resolution
 from checks.formats.chat_stream import ChatStream
 from checks.formats.llama_log import ServerLog
+from checks.numbers import duration_noise
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
 
@@ -225,7 +226,7 @@ def timings_final(ctx: Context) -> None:
     "chunks.in_stream",
     reads=("chunks", "sse"),
     confirmed_by=("sse.in_log",),
-    params={"noise_ms": Number(0, 60_000)},
+    params={"noise_ms": Number(0, 60_000), "noise_share": Number(0, 1)},
 )
 def in_stream(ctx: Context) -> None:
     """The client's fragment times are this stream's: the first after the server computed
@@ -247,7 +248,8 @@ def in_stream(ctx: Context) -> None:
     if predicted_ms is not None and len(texts) > 1:
         span = round(last["t_ms"] - first["t_ms"], 3)
         ctx.record(span_residual_ms=round(span - predicted_ms, 3))
-        if not agree(span, predicted_ms, ctx.param("noise_ms")):
+        noise = duration_noise(span, ctx.param("noise_ms"), ctx.param("noise_share"))
+        if not agree(span, predicted_ms, noise):
             raise Fail(
                 "span",
                 expected=predicted_ms,

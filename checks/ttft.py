@@ -15,7 +15,7 @@ from checks.evidence import (
     window,
 )
 from checks.formats.llama_log import TaskTiming
-from checks.numbers import close, medians
+from checks.numbers import close, duration_noise, medians
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
@@ -28,7 +28,11 @@ if TYPE_CHECKING:
     "ttft.in_log",
     reads=("ttft", "log"),
     confirmed_by=("log.intact", "log.plausible"),
-    params={"noise_ms": Number(0, 60_000), "overhead_ms": Number(0, 3_600_000)},
+    params={
+        "noise_ms": Number(0, 60_000),
+        "noise_share": Number(0, 1),
+        "overhead_ms": Number(0, 3_600_000),
+    },
 )
 def in_log(ctx: Context) -> None:
     """Each of the five runs is a request of the server log: the same number of tokens,
@@ -37,7 +41,15 @@ def in_log(ctx: Context) -> None:
     with the same prompt (one question, sent five times)."""
     runs = [run for run in ctx["ttft"]["runs"] if run["ttft_ms"] < run["total_ms"]]
     # (a run that ends before its first token is no request at all: ttft.before_total's)
-    noise, overhead = ctx.param("noise_ms"), ctx.param("overhead_ms")
+    noise_ms, share, overhead = (
+        ctx.param("noise_ms"),
+        ctx.param("noise_share"),
+        ctx.param("overhead_ms"),
+    )
+
+    def noise_of(run: dict) -> float:
+        """The noise allowed for this run: it grows with its time from first token to end."""
+        return duration_noise(run["total_ms"] - run["ttft_ms"], noise_ms, share)
 
     def cost(run: dict, timing) -> float:  # type: ignore[no-untyped-def]
         return abs(run["total_ms"] - run["ttft_ms"] - (timing.eval_ms or 0))
@@ -45,14 +57,14 @@ def in_log(ctx: Context) -> None:
     def fits(run: dict, timing) -> bool:  # type: ignore[no-untyped-def]
         return (
             timing.eval_n == run["tokens"]
-            and generation_fits(run["total_ms"] - run["ttft_ms"], timing, noise)
+            and generation_fits(run["total_ms"] - run["ttft_ms"], timing, noise_of(run))
             and first_token_fits(run["ttft_ms"], timing, overhead)
         )
 
     def near(window: Window) -> Callable[[dict], Iterator[int]]:
         """The blocks whose `eval time` can agree with a run's time from first token to
         end, nearest first (as `cost` measures)."""
-        return lambda run: window.agreeing(run["total_ms"] - run["ttft_ms"], noise)
+        return lambda run: window.agreeing(run["total_ms"] - run["ttft_ms"], noise_of(run))
 
     candidates = blocks(ctx["log"])
     by_size: dict[int, list[TaskTiming]] = {}
@@ -95,7 +107,7 @@ def in_log(ctx: Context) -> None:
             **request_params(near),
             prompt_ms=near.prompt_ms,
             ttft=run["ttft_ms"],
-            noise=noise,
+            noise=round(noise_of(run), 1),
             at=at,
         )
     sizes = sorted({t.prompt_n for t in chosen})
