@@ -501,21 +501,21 @@ def static(ctx: Context) -> None:
     if not stdlib_client(source):
         raise Fail(
             "no_stdlib_client",
-            expected=" | ".join(f"import {m}" for m in CLIENT_MODULES),
+            expected=" | ".join(CLIENT_MODULES),
             found="—",
             at=ctx.at("sse_py", line=1),
         )
     if not reads_line_by_line(source):
         raise Fail(
             "not_line_by_line",
-            expected="readline() | for line in resp | recv() + split at \\n",
+            expected="readline()",
             found="—",
             at=ctx.at("sse_py", line=func.line),
         )
     if not closes(source):
         raise Fail(
             "never_closes",
-            expected=".close() | with ...",
+            expected=".close()",
             found="—",
             at=ctx.at("sse_py", line=func.line),
         )

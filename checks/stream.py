@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from checks.coverage import unconfirmed
 from checks.evidence import agree, blocks, request_params, resolution
 from checks.formats.chat_stream import ChatStream
 from checks.formats.llama_log import ServerLog
@@ -34,6 +35,7 @@ def _number(timings: dict[str, Any], key: str) -> float | None:
 @check(
     "sse.in_log",
     reads=("sse", "log"),
+    uses=("ttft", "prefill", "cache"),
     after=("sse.timings_final",),
     confirmed_by=("log.intact", "log.plausible"),
 )
@@ -47,6 +49,9 @@ def in_log(ctx: Context) -> None:
     same = [t for t in blocks(log) if t.prompt_n == prompt_n and t.eval_n == predicted_n]
     at = ctx.at("sse", line=ctx["sse"].chunks[-1].line)
     if not same:
+        unseen = unconfirmed(ctx, log, 2)
+        if unseen is not None:  # a log that begins after a restart: missing, not contradicted
+            raise Fail("unconfirmed", expected=f"{prompt_n} + {predicted_n}", at=at, **unseen)
         raise Fail(
             "absent",
             expected=f"{prompt_n} + {predicted_n}",

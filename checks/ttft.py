@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from checks.coverage import unconfirmed
 from checks.evidence import (
     Window,
     blocks,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 @check(
     "ttft.in_log",
     reads=("ttft", "log"),
+    uses=("sse", "prefill", "cache"),
     confirmed_by=("log.intact", "log.plausible"),
     params={
         "noise_ms": Number(0, 60_000),
@@ -89,6 +91,9 @@ def in_log(ctx: Context) -> None:
             return
     chosen, bad = match(runs, candidates, fits, near=near(window(ctx["log"], "eval_ms")))
     if chosen is None:
+        unseen = unconfirmed(ctx, ctx["log"], 3)
+        if unseen is not None:  # a log that begins after a restart: missing, not contradicted
+            raise Fail("unconfirmed", at=ctx.at("ttft", "/runs"), **unseen)
         run = runs[bad]
         bad = ctx["ttft"]["runs"].index(run)
         generated = round(run["total_ms"] - run["ttft_ms"], 3)

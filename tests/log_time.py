@@ -43,3 +43,44 @@ def delay_from(text: str, marker: str, delay_ms: float) -> str:
     lines = text.splitlines(True)
     start = next(i for i, line in enumerate(lines) if marker in line)
     return shift_lines(text, lambda index, ms: ms + delay_ms if index >= start else ms)
+
+
+def restarted_after_prefill(text: str) -> str:
+    """The log a student saves who restarted the server after step 4 (prefill) and whose
+    `voice-llm log` holds only the new server's run: the start-up, then steps 5 to 7.
+
+    Made of the real capture's own lines: its start-up (up to `listening`), then its
+    lines from the cache step's short request on, as the new server prints them: times
+    since the new start (the same pause before the first request as the capture had),
+    task ids from 0, the first slot chosen by LRU, graph counts from the new start."""
+    lines = text.splitlines(True)
+    listening = next(i for i, line in enumerate(lines) if "listening on" in line)
+    first_request = next(i for i, line in enumerate(lines) if "launch_slot_" in line)
+    hi = next(
+        i for i, line in enumerate(lines) if "prompt eval time" in line and "/    25 " in line
+    )
+    cache_step = max(i for i in range(hi) if "get_availabl" in lines[i])
+    task = int(re.search(r"\| task (\d+) \|", lines[hi]).group(1))  # type: ignore[union-attr]
+    graphs = [
+        int(m.group(1)) for m in (re.search(r"graphs reused = +(\d+)", x) for x in lines[:hi]) if m
+    ]
+    first_after = prefix_ms(lines[first_request - 1]) or 0.0
+    pause = first_after - (prefix_ms(lines[listening]) or 0.0)
+    shift = (prefix_ms(lines[cache_step]) or 0.0) - (prefix_ms(lines[listening]) or 0.0) - pause
+    kept = lines[: listening + 1]
+    for index, line in enumerate(lines[cache_step:]):
+        ms = prefix_ms(line)
+        if ms is not None:
+            line = format_prefix(ms - shift) + PREFIX.sub("", line, count=1)
+        line = re.sub(
+            r"(\| task |id_task = )(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) - task}", line
+        )
+        line = re.sub(
+            r"(graphs reused = +)(\d+)",
+            lambda m: f"{m.group(1)}{int(m.group(2)) - graphs[-1]}",
+            line,
+        )
+        if index == 0:
+            line = re.sub(r"selected slot by .*$", "selected slot by LRU, t_last = -1", line)
+        kept.append(line)
+    return "".join(kept)
