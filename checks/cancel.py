@@ -34,7 +34,7 @@ def _cancelled_agrees(
         return None
     if cancel.time_ms is not None:
         seen = cancel.time_ms - launch.time_ms
-        if not -early_ms <= seen - c["closed_at_ms"] <= late_ms + _in_prefill(c, early_ms):
+        if not -early_ms <= seen - c["closed_at_ms"] <= max(late_ms, _in_prefill(c, early_ms)):
             return "close_time", {"task": cancel.task, "line": cancel.line, "seen": round(seen, 3)}
     if release is not None and release.time_ms is not None:
         idle = release.time_ms - launch.time_ms
@@ -44,8 +44,8 @@ def _cancelled_agrees(
 
 
 def _in_prefill(c: dict, early_ms: float) -> float:
-    """How much later than `late_ms` the server may see a close that came while it was
-    still computing the prompt.
+    """How long after the close the server may see it when the close came while it was
+    still computing the prompt (0: not such a close).
 
     The server notices a closed connection only when it next writes, and it writes
     nothing before the task's prefill is done: a client that closed before any token

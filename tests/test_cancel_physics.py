@@ -90,6 +90,19 @@ def test_a_late_cancel_after_tokens_had_arrived_is_still_a_contradiction(
     assert (check.status, check.message_id) == ("failed", "cancel.in_log.close_time")
 
 
+def test_a_slot_seen_idle_before_the_server_could_notice_the_close_is_a_contradiction(
+    grade_folder, loaded: Path
+) -> None:
+    """The server saw the close 1,859 ms after it: the slot cannot have been idle 30 ms
+    after it."""
+    cancel_as(loaded, slot_idle_after_ms=30.0)
+    check = check_of(grade_folder(loaded), "cancel.in_log")
+    assert check.status == "failed" and check.message_id in (
+        "cancel.in_log.close_time",
+        "cancel.in_log.idle",
+    )
+
+
 @pytest.fixture
 def blocking(submission: Path) -> Path:
     """A client whose blocking readline returned its first line only at 1,966 ms, after
