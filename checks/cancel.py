@@ -160,7 +160,11 @@ def in_log(ctx: Context) -> None:
 
 
 def _first_byte_late(
-    log: ServerLog | None, c: dict, close_max_ms: float, early_ms: float, late_ms: float
+    log: ServerLog | None,
+    c: dict,
+    close_max_ms: float,
+    window: tuple[float, float],
+    max_unseen: int,
 ) -> dict[str, Any] | None:
     """Why a close later than close_max_ms is still the lab's close, or None.
 
@@ -169,10 +173,15 @@ def _first_byte_late(
     the first byte after 0.5 s, well past it: it received at most that one line (one
     token), and the server cancelled the task right after (within `early_ms` before to
     `late_ms` after the close, as cancel.in_log reads it), having had nothing to send
-    before. A client that waited on purpose received what the server wrote meanwhile.
+    before. A client that waited on purpose received what the server wrote meanwhile,
+    and one that says it received one token when it received more is belied by the
+    task's release: the server held its prompt and the tokens in flight beyond those the
+    client counted (43-47 in every real capture of the lab's 40-token cancel prompt), not
+    a long answer's (`max_unseen`).
     """
     if log is None or c["closed_at_ms"] <= close_max_ms or c["received_tokens"] > 1:
         return None
+    early_ms, late_ms = window
     for cancel in reversed(cut_off(log)):
         if isinstance(cancel, Release) or cancel.task is None or cancel.time_ms is None:
             continue
@@ -180,6 +189,9 @@ def _first_byte_late(
         if launch is None or launch.time_ms is None:
             continue
         seen = cancel.time_ms - launch.time_ms
+        release = log.release_of(cancel.task, near_line=cancel.line)
+        if release is None or release.n_tokens - c["received_tokens"] > max_unseen:
+            continue
         if -early_ms <= seen - c["closed_at_ms"] <= late_ms:
             return {"closed": c["closed_at_ms"], "line": cancel.line, "seen": round(seen, 3)}
     return None
@@ -196,6 +208,7 @@ def _first_byte_late(
         "close_max_ms": Number(0, 3_600_000),
         "early_ms": Number(0, 3_600_000),
         "late_ms": Number(0, 3_600_000),
+        "max_unseen_tokens": Integer(0, 1_000_000),
     },
 )
 def interrupted(ctx: Context) -> Note | None:
@@ -225,7 +238,13 @@ def interrupted(ctx: Context) -> Note | None:
         )
     low, high = ctx.param("close_min_ms"), ctx.param("close_max_ms")
     ctx.record(closed_at_ms=c["closed_at_ms"])
-    late = _first_byte_late(log, c, high, ctx.param("early_ms"), ctx.param("late_ms"))
+    late = _first_byte_late(
+        log,
+        c,
+        high,
+        (ctx.param("early_ms"), ctx.param("late_ms")),
+        ctx.param("max_unseen_tokens"),
+    )
     if late is not None:
         return Note("first_byte_late", late)
     if not low <= c["closed_at_ms"] <= high:

@@ -130,6 +130,24 @@ def test_a_client_that_waited_past_half_a_second_with_tokens_coming_closed_late(
     assert (check.status, check.message_id) == ("failed", "cancel.interrupted.close_time")
 
 
+def test_a_late_close_claiming_one_token_is_belied_by_the_tokens_the_server_held(
+    grade_folder, blocking: Path
+) -> None:
+    """The release holds the prompt's 40 tokens and 160 generated: far more than one
+    token reached a client that closed at its first line (real captures: 43-47 unseen)."""
+    log = blocking / "server.log"
+    log.write_text(
+        re.sub(
+            r"(task 774 \| stop processing: n_tokens = )\d+",
+            r"\g<1>200",
+            log.read_text("utf-8"),
+        ),
+        "utf-8",
+    )
+    check = check_of(grade_folder(blocking), "cancel.interrupted")
+    assert (check.status, check.message_id) == ("failed", "cancel.interrupted.close_time")
+
+
 @pytest.fixture
 def never_closed(tmp_path: Path) -> Path:
     """The real run that never closed its connection (its log: task 774 ran all 256 tokens
