@@ -344,8 +344,11 @@ def slot_freed(ctx: Context) -> None:
         ctx.optional("log"), ctx.optional("ttft"), ctx.optional("sse"), c
     )
     rest_ms = max(c["max_tokens"] - c["received_tokens"], 1) * per_token
-    ctx.record(idle_share=round(c["slot_idle_after_ms"] / rest_ms, 5))
-    limit = ctx.param("max_idle_fraction") * rest_ms + prefill_wait(ctx.optional("log"), c)
+    wait = prefill_wait(ctx.optional("log"), c)
+    # the share the threshold judges: of the idle time, what came after the server could
+    # notice the close
+    ctx.record(idle_share=round(max(c["slot_idle_after_ms"] - wait, 0.0) / rest_ms, 5))
+    limit = ctx.param("max_idle_fraction") * rest_ms + wait
     if c["slot_idle_after_ms"] > limit:
         raise Fail(
             "busy",
