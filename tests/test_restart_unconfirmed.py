@@ -46,7 +46,7 @@ def test_steps_before_the_restart_are_unconfirmed_not_absent(check_id: str) -> N
 
 @pytest.mark.parametrize(
     ("lang", "says"),
-    [("ja", "ステップ2–4をやり直して"), ("zh", "重做步骤 2–4"), ("ko", "단계 2–4를 다시 하세요")],
+    [("ja", "ステップ2–4をやり直して"), ("zh", "重做步骤 2–4"), ("ko", "2–4 단계를 다시 하세요")],
 )
 def test_what_to_do_is_said_in_every_language(rubric, lang: str, says: str) -> None:
     from checks import LAB
