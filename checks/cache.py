@@ -32,7 +32,7 @@ def _full_prompt(ctx: Context) -> int:
 @check(
     "cache.in_log",
     reads=("cache", "log"),
-    uses=("prefill", "sse", "ttft"),
+    uses=("prefill", "sse", "ttft", "sentence"),
     confirmed_by=("log.intact", "log.plausible"),
     params={"overhead_ms": Number(0, 3_600_000)},
 )

@@ -34,11 +34,14 @@ if TYPE_CHECKING:
 
 FIRST_STEP = 2
 """The lab's first step with a request of its own (step 1 is the server itself)."""
-STEPS = (("sse", 2), ("ttft", 3), ("prefill", 4), ("cache", 5))
+STEPS = (("sse", 2), ("ttft", 3), ("prefill", 4), ("cache", 5), ("sentence", 6))
 """The artifacts of the steps a restart can leave out of an overwritten log, in the
-lab's order, with their step numbers (the lab's seeds number them so)."""
-USES = tuple(name for name, _ in STEPS)
-"""What a check that asks `before_log` must declare (`uses` or `reads`)."""
+lab's order, with their step numbers (the lab's seeds number them so). A check that asks
+`before_log` declares them all (`reads` or `uses`)."""
+SHORT_ANSWER, SENTENCE_TOKENS = 64, 120
+"""The stream's and the ttft runs' max_tokens, and the sentence step's: only the sentence
+request generates more than the first and at most the second (the cancel request is cut
+off, or runs to 256)."""
 
 
 def begins_at_start(log: ServerLog) -> bool:
@@ -85,6 +88,8 @@ def _kind(name: str, value: Any, question_prompt: int | None) -> Kind | None:
         if largest is None:
             return None
         return lambda t: t.prompt_n == largest
+    if name == "sentence":  # the lab's only request that generates 65 to 120 tokens
+        return lambda t: t.eval_n is not None and SHORT_ANSWER < t.eval_n <= SENTENCE_TOKENS
     first = _int((value.get("first") or {}).get("prompt_n"))
     if first is None:
         return None

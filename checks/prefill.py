@@ -52,7 +52,7 @@ def claimed(log: ServerLog, entries: list[dict[str, Any]] | None) -> set[int]:
 @check(
     "prefill.in_log",
     reads=("prefill", "log"),
-    uses=("sse", "ttft", "cache"),
+    uses=("sse", "ttft", "cache", "sentence"),
     confirmed_by=("log.intact", "log.plausible"),
     params={"overhead_ms": Number(0, 3_600_000)},
 )

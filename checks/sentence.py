@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from checks import patterns
+from checks.coverage import unconfirmed
 from checks.evidence import (
     blocks,
     first_token_fits,
@@ -28,6 +29,7 @@ def first_sentence(text: str) -> str:
 @check(
     "sentence.in_log",
     reads=("sentence", "log"),
+    uses=("sse", "ttft", "prefill", "cache"),
     confirmed_by=("log.intact", "log.plausible"),
     params={
         "noise_ms": Number(0, 60_000),
@@ -67,6 +69,9 @@ def in_log(ctx: Context) -> None:
     if best is None:
         candidates = [t for t in log_blocks if (t.eval_n or 0) <= limit]
         near = nearest(candidates, None, generated)
+        unseen = unconfirmed(ctx, ctx["log"], 6)
+        if unseen is not None:  # a log that begins after a restart: missing, not contradicted
+            raise Fail("unconfirmed", at=ctx.at("sentence"), **unseen)
         if near is None:
             raise Fail(
                 "no_request", expected=f"<= {limit}", found="—", limit=limit, at=ctx.at("sentence")

@@ -35,7 +35,7 @@ def _number(timings: dict[str, Any], key: str) -> float | None:
 @check(
     "sse.in_log",
     reads=("sse", "log"),
-    uses=("ttft", "prefill", "cache"),
+    uses=("ttft", "prefill", "cache", "sentence"),
     after=("sse.timings_final",),
     confirmed_by=("log.intact", "log.plausible"),
 )

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 @check(
     "ttft.in_log",
     reads=("ttft", "log"),
-    uses=("sse", "prefill", "cache"),
+    uses=("sse", "prefill", "cache", "sentence"),
     confirmed_by=("log.intact", "log.plausible"),
     params={
         "noise_ms": Number(0, 60_000),

@@ -53,22 +53,27 @@ def restarted_after_prefill(text: str) -> str:
     lines from the cache step's short request on, as the new server prints them: times
     since the new start (the same pause before the first request as the capture had),
     task ids from 0, the first slot chosen by LRU, graph counts from the new start."""
+    return restarted_before(text, "/    25 tokens")
+
+
+def restarted_before(text: str, first_block: str) -> str:
+    """The log of a server restarted just before the request whose `prompt eval time`
+    line holds `first_block` (e.g. "/    25 tokens", the cache step's short request;
+    "/   120 tokens" on the eval line for the sentence), as `restarted_after_prefill`."""
     lines = text.splitlines(True)
     listening = next(i for i, line in enumerate(lines) if "listening on" in line)
     first_request = next(i for i, line in enumerate(lines) if "launch_slot_" in line)
-    hi = next(
-        i for i, line in enumerate(lines) if "prompt eval time" in line and "/    25 " in line
-    )
-    cache_step = max(i for i in range(hi) if "get_availabl" in lines[i])
+    hi = next(i for i, line in enumerate(lines) if "eval time" in line and first_block in line)
+    restart_at = max(i for i in range(hi) if "get_availabl" in lines[i])
     task = int(re.search(r"\| task (\d+) \|", lines[hi]).group(1))  # type: ignore[union-attr]
     graphs = [
         int(m.group(1)) for m in (re.search(r"graphs reused = +(\d+)", x) for x in lines[:hi]) if m
     ]
     first_after = prefix_ms(lines[first_request - 1]) or 0.0
     pause = first_after - (prefix_ms(lines[listening]) or 0.0)
-    shift = (prefix_ms(lines[cache_step]) or 0.0) - (prefix_ms(lines[listening]) or 0.0) - pause
+    shift = (prefix_ms(lines[restart_at]) or 0.0) - (prefix_ms(lines[listening]) or 0.0) - pause
     kept = lines[: listening + 1]
-    for index, line in enumerate(lines[cache_step:]):
+    for index, line in enumerate(lines[restart_at:]):
         ms = prefix_ms(line)
         if ms is not None:
             line = format_prefix(ms - shift) + PREFIX.sub("", line, count=1)

@@ -20,7 +20,7 @@ from checks.class_report import CLASS_REPORT
 from grader.class_report.flags import flags_of
 from grader.class_report.results import student_from
 from tests.conftest import check_of, graded
-from tests.log_time import restarted_after_prefill
+from tests.log_time import restarted_after_prefill, restarted_before
 
 RESTART = "derived/restart_log_overwritten"
 UNSEEN = ("sse.in_log", "ttft.in_log", "prefill.in_log")
@@ -124,3 +124,18 @@ def test_a_log_that_does_not_begin_at_a_start_is_no_restart(grade_folder, restar
     for check_id in UNSEEN:
         check = check_of(result, check_id)
         assert check.status == "failed" and check.message_id != f"{check_id}.unconfirmed"
+
+
+def test_a_restart_after_the_cache_step_leaves_steps_2_to_5_unconfirmed(
+    grade_folder, submission: Path
+) -> None:
+    log = submission / "server.log"
+    log.write_text(restarted_before(log.read_text("utf-8"), "/   120 tokens"), "utf-8")
+    result = grade_folder(submission)
+    unseen = (*UNSEEN, "cache.in_log")
+    assert [c.id for c in result.checks if c.status == "failed"] == list(unseen)
+    for check_id in unseen:
+        check = check_of(result, check_id)
+        assert check.message_id == f"{check_id}.unconfirmed"
+        assert "redo steps 2–5 on this server" in (check.message or "")
+    assert check_of(result, "sentence.in_log").status == "passed"
