@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from checks.coverage import unconfirmed
 from checks.evidence import blocks, first_token_fits, match, match_in_order, request_params
 from checks.numbers import entry_for
 from checks.prefill import claimed
@@ -31,7 +32,7 @@ def _full_prompt(ctx: Context) -> int:
 @check(
     "cache.in_log",
     reads=("cache", "log"),
-    uses=("prefill",),
+    uses=("prefill", "sse", "ttft", "sentence"),
     confirmed_by=("log.intact", "log.plausible"),
     params={"overhead_ms": Number(0, 3_600_000)},
 )
@@ -53,6 +54,9 @@ def in_log(ctx: Context) -> None:
 
     chosen, bad = match_in_order(entries, candidates, fits)
     if chosen is None:
+        unseen = unconfirmed(ctx, log, 5)
+        if unseen is not None:  # a log that begins after a restart: missing, not contradicted
+            raise Fail("unconfirmed", unconfirmed=True, at=ctx.at("cache"), **unseen)
         if match(entries, candidates, fits)[0] is not None:
             raise Fail("order", expected=", ".join(STEPS), found="—", at=ctx.at("cache"))
         key, entry = STEPS[bad], entries[bad]

@@ -34,13 +34,29 @@ def _cancelled_agrees(
         return None
     if cancel.time_ms is not None:
         seen = cancel.time_ms - launch.time_ms
-        if not -early_ms <= seen - c["closed_at_ms"] <= late_ms:
+        if not -early_ms <= seen - c["closed_at_ms"] <= max(late_ms, _in_prefill(c, early_ms)):
             return "close_time", {"task": cancel.task, "line": cancel.line, "seen": round(seen, 3)}
     if release is not None and release.time_ms is not None:
         idle = release.time_ms - launch.time_ms
         if idle > c["closed_at_ms"] + c["slot_idle_after_ms"] + early_ms:
             return "idle", {"task": cancel.task, "line": release.line, "seen": round(idle, 3)}
     return None
+
+
+def _in_prefill(c: dict, early_ms: float) -> float:
+    """How long after the close the server may see it when the close came while it was
+    still computing the prompt (0: not such a close).
+
+    The server notices a closed connection only when it next writes, and it writes
+    nothing before the task's prefill is done: a client that closed before any token
+    arrived (received_tokens 0) is seen when the prompt is computed, however long that
+    takes on a loaded pod (a close at 505 ms seen 2,364 ms after the launch). Its own
+    bound is the slot: it was idle slot_idle_after_ms after the close, so the server saw
+    the close before then (plus the client's head start, early_ms).
+    """
+    if c["received_tokens"] != 0:
+        return 0.0
+    return max(c["slot_idle_after_ms"] + early_ms, 0.0)
 
 
 def _finished_agrees(
@@ -143,6 +159,44 @@ def in_log(ctx: Context) -> None:
     )
 
 
+def _first_byte_late(
+    log: ServerLog | None,
+    c: dict,
+    close_max_ms: float,
+    window: tuple[float, float],
+    max_unseen: int,
+) -> dict[str, Any] | None:
+    """Why a close later than close_max_ms is still the lab's close, or None.
+
+    A client whose `readline()` blocks can close only when a line arrives. On a loaded
+    pod the first line comes after the request's own prefill, so such a client closes at
+    the first byte after 0.5 s, well past it: it received at most that one line (one
+    token), and the server cancelled the task right after (within `early_ms` before to
+    `late_ms` after the close, as cancel.in_log reads it), having had nothing to send
+    before. A client that waited on purpose received what the server wrote meanwhile,
+    and one that says it received one token when it received more is belied by the
+    task's release: the server held its prompt and the tokens in flight beyond those the
+    client counted (43-47 in every real capture of the lab's 40-token cancel prompt), not
+    a long answer's (`max_unseen`).
+    """
+    if log is None or c["closed_at_ms"] <= close_max_ms or c["received_tokens"] > 1:
+        return None
+    early_ms, late_ms = window
+    for cancel in reversed(cut_off(log)):
+        if isinstance(cancel, Release) or cancel.task is None or cancel.time_ms is None:
+            continue
+        launch = log.launch_of(cancel.task, near_line=cancel.line)
+        if launch is None or launch.time_ms is None:
+            continue
+        seen = cancel.time_ms - launch.time_ms
+        release = log.release_of(cancel.task, near_line=cancel.line)
+        if release is None or release.n_tokens - c["received_tokens"] > max_unseen:
+            continue
+        if -early_ms <= seen - c["closed_at_ms"] <= late_ms:
+            return {"closed": c["closed_at_ms"], "line": cancel.line, "seen": round(seen, 3)}
+    return None
+
+
 @check(
     "cancel.interrupted",
     reads=("cancel",),
@@ -152,6 +206,9 @@ def in_log(ctx: Context) -> None:
         "max_tokens": Integer(1, 1_000_000),
         "close_min_ms": Number(0, 3_600_000),
         "close_max_ms": Number(0, 3_600_000),
+        "early_ms": Number(0, 3_600_000),
+        "late_ms": Number(0, 3_600_000),
+        "max_unseen_tokens": Integer(0, 1_000_000),
     },
 )
 def interrupted(ctx: Context) -> Note | None:
@@ -181,6 +238,15 @@ def interrupted(ctx: Context) -> Note | None:
         )
     low, high = ctx.param("close_min_ms"), ctx.param("close_max_ms")
     ctx.record(closed_at_ms=c["closed_at_ms"])
+    late = _first_byte_late(
+        log,
+        c,
+        high,
+        (ctx.param("early_ms"), ctx.param("late_ms")),
+        ctx.param("max_unseen_tokens"),
+    )
+    if late is not None:
+        return Note("first_byte_late", late)
     if not low <= c["closed_at_ms"] <= high:
         raise Fail(
             "close_time",
@@ -193,13 +259,32 @@ def interrupted(ctx: Context) -> Note | None:
     return None
 
 
-def decode_ms_per_token(ttft: Any, sse: Any, cancel: Any) -> tuple[float, str]:
-    """This run's own generation speed, from the best evidence the submission has.
+def own_record(log: ServerLog | None, cancel: Any) -> TaskTiming | None:
+    """The cancel request's own timing block in the log, when it has one: the latest
+    request that generated cancel.json's max_tokens (a request cut off by a close prints
+    no timing block; one whose connection stayed open runs to max_tokens and does)."""
+    if log is None:
+        return None
+    for timing in reversed(blocks(log)):
+        if timing.eval_n == cancel["max_tokens"] and timing.eval_ms is not None:
+            return timing
+    return None
 
-    ttft.json's five runs first (median of (total - ttft) / (tokens - 1)), then the SSE
-    capture's timings, then the cancelled request itself (which includes its prefill, so
-    it errs on the slow side and can only make the check more lenient).
+
+def decode_ms_per_token(log: Any, ttft: Any, sse: Any, cancel: Any) -> tuple[float, str]:
+    """The cancel request's generation speed, from the best evidence the submission has.
+
+    First the request's own record in the log (its `eval time` per token: the speed at
+    which it really generated the rest; another step's speed may have been measured in a
+    load spike, 241 ms per token against the cancel request's own 27.7). Then, when the
+    log has no such record (a request cut off prints none), ttft.json's five runs
+    (median of (total - ttft) / (tokens - 1)), then the SSE capture's timings, then the
+    cancelled request itself (which includes its prefill, so it errs on the slow side and
+    can only make the check more lenient).
     """
+    own = own_record(log, cancel)
+    if own is not None and own.eval_n and own.eval_ms is not None and own.eval_ms > 0:
+        return own.eval_ms / own.eval_n, "server.log"
     if ttft is not None:
         rates = [
             (r["total_ms"] - r["ttft_ms"]) / (r["tokens"] - 1)
@@ -217,20 +302,53 @@ def decode_ms_per_token(ttft: Any, sse: Any, cancel: Any) -> tuple[float, str]:
     return cancel["closed_at_ms"] / max(cancel["received_tokens"], 1), "cancel.json"
 
 
+def prefill_wait(log: ServerLog | None, cancel: Any) -> float:
+    """How long after the close the server could not yet notice it, by the log: a close
+    before any token arrived (received_tokens 0) is seen only when the server first
+    writes, after the task's prefill; until then the slot is busy whatever the client
+    does. The time from the close to the task's `cancel task` line (0 without one)."""
+    if log is None or cancel["received_tokens"] != 0:
+        return 0.0
+    for event in reversed(cut_off(log)):
+        if isinstance(event, Release) or event.task is None or event.time_ms is None:
+            continue
+        launch = log.launch_of(event.task, near_line=event.line)
+        if launch is None or launch.time_ms is None:
+            continue
+        return max(event.time_ms - launch.time_ms - cancel["closed_at_ms"], 0.0)
+    return 0.0
+
+
 @check(
     "cancel.slot_freed",
     reads=("cancel",),
-    uses=("ttft", "sse"),
+    uses=("ttft", "sse", "log"),
     confirmed_by=("cancel.in_log",),
     params={"max_idle_fraction": Number(0, 1)},
 )
 def slot_freed(ctx: Context) -> None:
-    """The slot went idle soon after the close, not after generating the rest of the answer."""
+    """The slot went idle soon after the close, not after generating the rest of the answer.
+
+    An answer received whole before the close left nothing to stop: such a run does not
+    show what a close does (it fails, as not shown, never as contradicted)."""
     c = ctx["cancel"]
-    per_token, source = decode_ms_per_token(ctx.optional("ttft"), ctx.optional("sse"), c)
+    if c["received_tokens"] >= c["max_tokens"]:
+        raise Fail(
+            "finished",
+            expected=f"< {c['max_tokens']}",
+            found=c["received_tokens"],
+            max_tokens=c["max_tokens"],
+            at=ctx.at("cancel", "/received_tokens"),
+        )
+    per_token, source = decode_ms_per_token(
+        ctx.optional("log"), ctx.optional("ttft"), ctx.optional("sse"), c
+    )
     rest_ms = max(c["max_tokens"] - c["received_tokens"], 1) * per_token
-    ctx.record(idle_share=round(c["slot_idle_after_ms"] / rest_ms, 5))
-    limit = ctx.param("max_idle_fraction") * rest_ms
+    wait = prefill_wait(ctx.optional("log"), c)
+    # the share the threshold judges: of the idle time, what came after the server could
+    # notice the close
+    ctx.record(idle_share=round(max(c["slot_idle_after_ms"] - wait, 0.0) / rest_ms, 5))
+    limit = ctx.param("max_idle_fraction") * rest_ms + wait
     if c["slot_idle_after_ms"] > limit:
         raise Fail(
             "busy",

@@ -6,11 +6,13 @@ measurements its results carry of prefill.json, cache.json and cancel.json.
 Integrity flags, in the order the page lists them. Strong (the files contradict the
 server's own record, or are not this student's): a published sample's files, a log that
 does not add up or describes another server, a request faster than physics, numbers the
-log does not have, report.json not copying its sources, chunks.jsonl not matching the
-saved stream, a slot "freed" with no `cancel task` in the log. Worth a look: a log with
-no timing block at all (it confirms nothing), times in an order a real run cannot have.
-An honest mistake (the cache left on while measuring prefill, a connection kept open) is
-consistent with the log: no flag. Their descriptions are `class_report.flag.<key>` in
+log contradicts, report.json not copying its sources, chunks.jsonl not matching the
+saved stream, a cut-off answer and a slot "freed" with no `cancel task` in the log.
+Worth a look: a log with no timing block at all (it confirms nothing), a log that begins
+after a restart (the earlier steps' numbers unconfirmed, `checks.coverage`), times in an
+order a real run cannot have. An honest mistake (the cache left on while measuring
+prefill, a connection kept open, an answer that ended before the close) is consistent
+with the log: no flag. Their descriptions are `class_report.flag.<key>` in
 messages/<lang>.toml.
 
 Pairs: two students who share a measured file byte for byte, or their stream's chatcmpl
@@ -49,7 +51,12 @@ CLASS_REPORT = ClassReportSpec(
             label="class_report.flag.log_tampered",
         ),
         FlagRule(
-            "log_mismatch", strong=True, checks=IN_LOG, label="class_report.flag.log_mismatch"
+            "log_mismatch",
+            strong=True,
+            checks=IN_LOG,
+            # a log that begins after a restart lacks the earlier steps: no contradiction
+            except_note="unconfirmed",
+            label="class_report.flag.log_mismatch",
         ),
         FlagRule(
             "report_mismatch",
@@ -67,7 +74,10 @@ CLASS_REPORT = ClassReportSpec(
             "cancel_vs_log",
             strong=True,
             checks=("log.cancel_task",),
-            if_passed=("cancel.slot_freed",),
+            # the contradiction is a cut-off answer and a freed slot with no cancel in the
+            # log; an answer that ended before the close (cancel.interrupted and
+            # cancel.slot_freed fail, "finished") is an honest mistake, consistent with it
+            if_passed=("cancel.interrupted", "cancel.slot_freed"),
             label="class_report.flag.cancel_vs_log",
         ),
         FlagRule(
@@ -76,6 +86,13 @@ CLASS_REPORT = ClassReportSpec(
             checks=("log.intact",),
             note="no_timings",
             label="class_report.flag.log_unconfirmed",
+        ),
+        FlagRule(
+            "steps_unconfirmed",
+            strong=False,
+            checks=IN_LOG,
+            note="unconfirmed",
+            label="class_report.flag.steps_unconfirmed",
         ),
         FlagRule(
             "impossible_timing",

@@ -10,6 +10,20 @@ def close(a: float, b: float, abs_tol: float, rel_tol: float = 0.0) -> bool:
     return abs(a - b) <= max(abs_tol, rel_tol * max(abs(a), abs(b)))
 
 
+def duration_noise(duration_ms: float, noise_ms: float, noise_share: float) -> float:
+    """The noise allowed between a duration the client measured and the server's record
+    of it: `noise_ms` (scheduling on a quiet pod) plus `noise_share` of the duration.
+
+    Noise grows with the duration, and the duration shows the pod's speed: a 64-token
+    answer at 21 ms per token (1.35 s) gets 40 + 13.5 ms with the rubric's 1 %; a
+    120-token answer at 137 ms per token on a loaded pod with `-v` logging (16.5 s), whose
+    client and log differed by 111 ms (0.7 %), gets 40 + 165 ms. A negative or absurd
+    duration adds nothing."""
+    if not 0 < duration_ms < 1e12:
+        return noise_ms
+    return noise_ms + noise_share * duration_ms
+
+
 def medians(values: Sequence[float]) -> list[float]:
     """Every value a careful student may call the median of `values`.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+from checks.coverage import unconfirmed
 from checks.evidence import (
     agree,
     blocks,
@@ -51,6 +52,7 @@ def claimed(log: ServerLog, entries: list[dict[str, Any]] | None) -> set[int]:
 @check(
     "prefill.in_log",
     reads=("prefill", "log"),
+    uses=("sse", "ttft", "cache", "sentence"),
     confirmed_by=("log.intact", "log.plausible"),
     params={"overhead_ms": Number(0, 3_600_000)},
 )
@@ -68,6 +70,9 @@ def in_log(ctx: Context) -> None:
         lambda e: window.agreeing(e["prompt_ms"]),
     )
     if chosen is None:
+        unseen = unconfirmed(ctx, ctx["log"], 4)
+        if unseen is not None:  # a log that begins after a restart: missing, not contradicted
+            raise Fail("unconfirmed", unconfirmed=True, at=ctx.at("prefill"), **unseen)
         entry = entries[bad]
         same = [t for t in candidates if t.prompt_n == entry["prompt_n"]]
         at = ctx.at("prefill", f"/{bad}/prompt_n")

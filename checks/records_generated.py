@@ -406,33 +406,44 @@ def _checks_source_FunctionHead(cls, defaults, factories):
 
 def _checks_source_Outline(cls, defaults, factories):
     """The methods of `checks.source.Outline`."""
+    (d_calls, d_iterates_stream, d_reads_whole_lines, d_newline_literal, d_closes_in_with) = defaults
     set_functions = cls.functions.__set__
     set_imports = cls.imports.__set__
     set_text = cls.text.__set__
+    set_calls = cls.calls.__set__
+    set_iterates_stream = cls.iterates_stream.__set__
+    set_reads_whole_lines = cls.reads_whole_lines.__set__
+    set_newline_literal = cls.newline_literal.__set__
+    set_closes_in_with = cls.closes_in_with.__set__
 
-    def __init__(self, functions: tuple[FunctionHead, ...], imports: frozenset[str], text: str):
+    def __init__(self, functions: tuple[FunctionHead, ...], imports: frozenset[str], text: str, calls: frozenset[str] = d_calls, iterates_stream: bool = d_iterates_stream, reads_whole_lines: bool = d_reads_whole_lines, newline_literal: bool = d_newline_literal, closes_in_with: bool = d_closes_in_with):
         set_functions(self, functions)
         set_imports(self, imports)
         set_text(self, text)
+        set_calls(self, calls)
+        set_iterates_stream(self, iterates_stream)
+        set_reads_whole_lines(self, reads_whole_lines)
+        set_newline_literal(self, newline_literal)
+        set_closes_in_with(self, closes_in_with)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(functions={self.functions!r}, imports={self.imports!r}, text={self.text!r})"
+        return f"{self.__class__.__qualname__}(functions={self.functions!r}, imports={self.imports!r}, text={self.text!r}, calls={self.calls!r}, iterates_stream={self.iterates_stream!r}, reads_whole_lines={self.reads_whole_lines!r}, newline_literal={self.newline_literal!r}, closes_in_with={self.closes_in_with!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.functions, self.imports, self.text) == (other.functions, other.imports, other.text)
+            return (self.functions, self.imports, self.text, self.calls, self.iterates_stream, self.reads_whole_lines, self.newline_literal, self.closes_in_with) == (other.functions, other.imports, other.text, other.calls, other.iterates_stream, other.reads_whole_lines, other.newline_literal, other.closes_in_with)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.functions, self.imports, self.text))
+        return hash((self.functions, self.imports, self.text, self.calls, self.iterates_stream, self.reads_whole_lines, self.newline_literal, self.closes_in_with))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('functions', 'imports', 'text'):
+        if type(self) is cls or name in ('functions', 'imports', 'text', 'calls', 'iterates_stream', 'reads_whole_lines', 'newline_literal', 'closes_in_with'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('functions', 'imports', 'text'):
+        if type(self) is cls or name in ('functions', 'imports', 'text', 'calls', 'iterates_stream', 'reads_whole_lines', 'newline_literal', 'closes_in_with'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -450,6 +461,6 @@ RECORDS = {
     'checks.formats.llama_log_model.ServerStart': (('line', 'build', 'commit', 'model', 'n_slots', 'n_ctx_slot'), True, True, _checks_formats_llama_log_model_ServerStart),
     'checks.formats.llama_log_model.ServerLog': (('line_count', 'timings', 'cancels', 'releases', 'truncated', 'launches', 'starts', 'ends'), True, False, _checks_formats_llama_log_model_ServerLog),
     'checks.source.FunctionHead': (('name', 'is_async', 'line', 'positional', 'defaults'), True, True, _checks_source_FunctionHead),
-    'checks.source.Outline': (('functions', 'imports', 'text'), True, True, _checks_source_Outline),
+    'checks.source.Outline': (('functions', 'imports', 'text', 'calls', 'iterates_stream', 'reads_whole_lines', 'newline_literal', 'closes_in_with'), True, True, _checks_source_Outline),
 }
 """Each record, by module and name: (its fields, frozen, slots, its methods' maker)."""

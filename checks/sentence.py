@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from checks import patterns
+from checks.coverage import unconfirmed
 from checks.evidence import (
     blocks,
     first_token_fits,
@@ -11,6 +12,7 @@ from checks.evidence import (
     request_params,
     window,
 )
+from checks.numbers import duration_noise
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
@@ -27,16 +29,19 @@ def first_sentence(text: str) -> str:
 @check(
     "sentence.in_log",
     reads=("sentence", "log"),
+    uses=("sse", "ttft", "prefill", "cache"),
     confirmed_by=("log.intact", "log.plausible"),
     params={
         "noise_ms": Number(0, 60_000),
+        "noise_share": Number(0, 1),
         "overhead_ms": Number(0, 3_600_000),
         "max_tokens": Integer(1, 1_000_000),
     },
 )
 def in_log(ctx: Context) -> None:
     """The answer is a request of the server log: at most max_tokens generated, the client's
-    time from first token to end agreeing with the server's `eval time`, and a first token
+    time from first token to end agreeing with the server's `eval time` (within noise_ms
+    plus noise_share of that time: noise grows with the duration), and a first token
     after the server computed the prompt."""
     s = ctx["sentence"]
     noise, overhead, limit = (
@@ -47,6 +52,7 @@ def in_log(ctx: Context) -> None:
     if not s["ttft_ms"] < s["total_ms"]:
         return  # an answer ending before its first token is sentence.order's to report
     generated = round(s["total_ms"] - s["ttft_ms"], 3)
+    noise = duration_noise(generated, noise, ctx.param("noise_share"))
     log_blocks, eval_window = blocks(ctx["log"]), window(ctx["log"], "eval_ms")
     # the closest that fits is the first that fits, nearest first (equally close: the
     # earlier in the log)
@@ -63,6 +69,9 @@ def in_log(ctx: Context) -> None:
     if best is None:
         candidates = [t for t in log_blocks if (t.eval_n or 0) <= limit]
         near = nearest(candidates, None, generated)
+        unseen = unconfirmed(ctx, ctx["log"], 6)
+        if unseen is not None:  # a log that begins after a restart: missing, not contradicted
+            raise Fail("unconfirmed", unconfirmed=True, at=ctx.at("sentence"), **unseen)
         if near is None:
             raise Fail(
                 "no_request", expected=f"<= {limit}", found="—", limit=limit, at=ctx.at("sentence")
@@ -74,7 +83,7 @@ def in_log(ctx: Context) -> None:
             **request_params(near),
             prompt_ms=near.prompt_ms,
             ttft=s["ttft_ms"],
-            noise=noise,
+            noise=round(noise, 1),
             at=ctx.at("sentence", "/total_ms"),
         )
     ctx.record(

@@ -65,11 +65,43 @@ class Outline:
     text: str
     """The source, for what the tokens leave to the syntax tree (its size is capped: the
     tree's is not)."""
+    calls: frozenset[str] = frozenset()
+    """The names called anywhere (`resp.readline()` gives readline, `urlopen(...)`
+    urlopen)."""
+    iterates_stream: bool = False
+    """A `for` loops over a response, a socket file or a name, as a line-by-line read
+    does (`for line in resp:`), not over a body read whole (`resp.read().splitlines()`)."""
+    reads_whole_lines: bool = False
+    """A body read whole is split into lines (`resp.read().split(...)`)."""
+    newline_literal: bool = False
+    """A string or bytes literal holds a newline escape: an SSE parser of its own splits
+    what `recv()` returns there."""
+    closes_in_with: bool = False
+    """A `with` statement opens a connection, response or socket, which it closes."""
 
 
 _OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
 _PLAIN = {"True": True, "False": False, "None": None}
-_WORDS = frozenset(("import", "from", "def", "async"))
+_WORDS = frozenset(("import", "from", "def", "async", "for", "with", "(", "="))
+_STRING = 3  # token.STRING, the same number in every Python 3
+_OPENERS = frozenset(
+    (
+        "urlopen",
+        "HTTPConnection",
+        "HTTPSConnection",
+        "getresponse",
+        "create_connection",
+        "socket",
+        "makefile",
+        "closing",
+    )
+)
+"""What a `with` statement opens that is the client's connection, response or socket."""
+_STREAM_OPENERS = frozenset(("urlopen", "getresponse", "makefile"))
+"""Calls that give a response or a socket's file, which a `for` reads line by line."""
+_WHOLE = frozenset(("read", "readlines", "split", "splitlines", "decode", "getvalue"))
+"""Names in a loop's iterable that say the body was read whole first."""
+_LINE_SPLITS = frozenset(("split", "splitlines"))
 
 
 def outline(text: str) -> Outline:
@@ -88,7 +120,9 @@ def outline(text: str) -> Outline:
     tokens = python_tokens(text)
     functions: list[FunctionHead] = []
     imports: set[str] = set()
+    reading = _Reading()
     depth = 0  # INDENTs less DEDENTs so far: 0 outside every block
+    previous: Token = ("", 0)
     for token in tokens:
         word = token[0]
         if word not in _WORDS:
@@ -96,8 +130,18 @@ def outline(text: str) -> Outline:
                 depth += 1
             elif token[1] == DEDENT:
                 depth -= 1
+            elif token[1] == _STRING:
+                reading.literal(word)
+            previous = token
             continue
-        if word == "import":
+        if word == "(":
+            reading.call(previous)
+        elif word == "=":
+            if previous[1] == NAME:
+                reading.assignment(_identifier(previous[0]), tokens)
+        elif word in ("for", "with"):
+            reading.header(word, tokens)
+        elif word == "import":
             imports.update(_imported(tokens))
         elif word == "from":
             parts = []  # the module's names, up to `import` if this is an import
@@ -118,7 +162,102 @@ def outline(text: str) -> Outline:
             line, is_async = token[2], word == "async"
             if not is_async or next(tokens)[0] == "def":  # not `async for` or `async with`
                 functions.append(_function(tokens, is_async, line))
-    return Outline(tuple(functions), frozenset(imports), text)
+        previous = token
+    return Outline(
+        tuple(functions),
+        frozenset(imports),
+        text,
+        frozenset(reading.calls),
+        reading.iterates_stream,
+        reading.reads_whole_lines,
+        reading.newline_literal,
+        reading.closes_in_with,
+    )
+
+
+class _Reading:
+    """What `outline` learns of how sse.py reads the stream, statement by statement: the
+    names it calls, the names it binds to a response or socket file, the loops over
+    them, a body read whole and split into lines, a newline literal, a `with` that opens
+    the connection. Read from tokens, as the rest of the outline: a static sketch, never
+    a run, for a check that asks what the client does, not how it is written."""
+
+    def __init__(self) -> None:
+        self.calls: set[str] = set()
+        self.streams: set[str] = set()  # names bound to a response or a socket's file
+        self.iterates_stream = False
+        self.reads_whole_lines = False
+        self.newline_literal = False
+        self.closes_in_with = False
+
+    def literal(self, text: str) -> None:
+        if not self.newline_literal:
+            quote = min((i for i in (text.find("'"), text.find('"')) if i >= 0), default=0)
+            self.newline_literal = "r" not in text[:quote].lower() and "\\n" in text
+
+    def call(self, before: Token) -> None:
+        if before[1] == NAME:
+            self.calls.add(_identifier(before[0]))
+
+    def _statement(self, tokens: Iterator[Token], stop: frozenset[str]) -> list[Token]:
+        """The tokens of the rest of a statement or clause, up to its NEWLINE, a `stop`
+        word outside brackets, or a closing bracket it did not open; the calls and
+        literals among them noted on the way."""
+        read: list[Token] = []
+        level = 0
+        for token in tokens:
+            string, kind = token[0], token[1]
+            if kind == NEWLINE or (level == 0 and string in stop):
+                break
+            if string in _CLOSE:
+                level -= 1
+                if level < 0:
+                    break
+            elif string in _OPEN:
+                level += 1
+                if string == "(" and read:
+                    self.call(read[-1])
+            elif kind == _STRING:
+                self.literal(string)
+            read.append(token)
+        words = [t[0] for t in read]
+        for index, word in enumerate(words[:-2]):  # `.read()` and then a split into lines
+            whole = word == "read" and words[index + 1 : index + 3] == ["(", ")"]
+            if whole and _LINE_SPLITS & set(words[index + 3 : index + 12]):
+                self.reads_whole_lines = True
+        return read
+
+    def _opens_stream(self, read: list[Token]) -> bool:
+        """Whether these tokens give a response or socket file itself, not a body read
+        from it (`conn.getresponse()`, not `conn.getresponse().read()`)."""
+        names = {t[0] for t in read if t[1] == NAME}
+        return bool(names & _STREAM_OPENERS) and not names & _WHOLE
+
+    def assignment(self, name: str, tokens: Iterator[Token]) -> None:
+        """`name = ...`: a name bound to a response or socket file is a stream."""
+        if self._opens_stream(self._statement(tokens, frozenset((";",)))):
+            self.streams.add(name)
+
+    def header(self, word: str, tokens: Iterator[Token]) -> None:
+        """A `for` loop's or `with` statement's head, after its keyword."""
+        stop = frozenset((":", "if", "for", "async", ";"))
+        read = self._statement(tokens, stop)
+        words = [t[0] for t in read]
+        if word == "with":
+            if set(words) & _OPENERS:
+                self.closes_in_with = True
+            for index, w in enumerate(words[:-1]):  # `with urlopen(...) as resp`
+                if w == "as" and self._opens_stream(read[:index]):
+                    self.streams.add(_identifier(words[index + 1]))
+            return
+        if "in" not in words:
+            return
+        iterable = read[words.index("in") + 1 :]
+        names = [_identifier(t[0]) for t in iterable if t[1] == NAME]
+        if set(names) & _WHOLE:
+            return  # a body read whole, then split
+        if self._opens_stream(iterable) or (names and names[-1] in self.streams):
+            self.iterates_stream = True
 
 
 def _identifier(name: str) -> str:
@@ -297,9 +436,42 @@ def _signature(head: FunctionHead, source: Outline) -> list[tuple[str, object]]:
     return [(p.arg, d) for p, d in zip(params, defaults, strict=True)]
 
 
+CLIENT_MODULES = ("http.client", "urllib.request", "socket")
+"""The standard library's ways to speak HTTP and read a stream as it comes."""
+
+
+def stdlib_client(source: Outline) -> bool:
+    """sse.py imports one of the standard library's clients (`import urllib` too, when
+    it calls urlopen: the lab's pods import urllib.request with it)."""
+    if any(module in source.imports for module in CLIENT_MODULES):
+        return True
+    return "urllib" in source.imports and "urlopen" in source.calls
+
+
+def reads_line_by_line(source: Outline) -> bool:
+    """The client reads the stream a line at a time: `readline()` (http.client's or
+    urllib's response, a socket's file), a loop over the response or the socket's file
+    itself, or `recv()` with a parser of its own that splits at newlines. Reading the
+    body whole (`resp.read()`) and splitting it afterwards is no stream."""
+    if "readline" in source.calls:
+        return True
+    if source.iterates_stream and not source.reads_whole_lines:
+        return True
+    receives = bool(source.calls & {"recv", "recv_into"})
+    return receives and source.newline_literal
+
+
+def closes(source: Outline) -> bool:
+    """The client closes the connection: `.close()` (or a socket's `shutdown()`), or a
+    `with` block around the connection, the response or the socket."""
+    return bool(source.calls & {"close", "shutdown"}) or source.closes_in_with
+
+
 @check("sse_py.static", reads=("sse_py",))
 def static(ctx: Context) -> None:
-    """sse.py defines the lab's `stream(...)` signature and imports http.client."""
+    """sse.py defines the lab's `stream(...)` signature with a standard-library client that
+    reads the stream line by line and closes the connection (http.client, urllib.request
+    or a socket)."""
     source: Outline = ctx["sse_py"]
     functions = [f for f in source.functions if f.name == "stream"]
     if not functions:
@@ -328,10 +500,24 @@ def static(ctx: Context) -> None:
         raise Fail(
             "signature", expected=SIGNATURE, found=shown, at=ctx.at("sse_py", line=func.line)
         )
-    if "http.client" not in source.imports:
+    if not stdlib_client(source):
         raise Fail(
-            "no_http_client",
-            expected="import http.client",
+            "no_stdlib_client",
+            expected=" | ".join(CLIENT_MODULES),
             found="—",
             at=ctx.at("sse_py", line=1),
+        )
+    if not reads_line_by_line(source):
+        raise Fail(
+            "not_line_by_line",
+            expected="readline()",
+            found="—",
+            at=ctx.at("sse_py", line=func.line),
+        )
+    if not closes(source):
+        raise Fail(
+            "never_closes",
+            expected=".close()",
+            found="—",
+            at=ctx.at("sse_py", line=func.line),
         )

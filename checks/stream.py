@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+from checks.coverage import unconfirmed
 from checks.evidence import agree, blocks, request_params, resolution
 from checks.formats.chat_stream import ChatStream
 from checks.formats.llama_log import ServerLog
+from checks.numbers import duration_noise
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
 
@@ -33,6 +35,7 @@ def _number(timings: dict[str, Any], key: str) -> float | None:
 @check(
     "sse.in_log",
     reads=("sse", "log"),
+    uses=("ttft", "prefill", "cache", "sentence"),
     after=("sse.timings_final",),
     confirmed_by=("log.intact", "log.plausible"),
 )
@@ -46,6 +49,15 @@ def in_log(ctx: Context) -> None:
     same = [t for t in blocks(log) if t.prompt_n == prompt_n and t.eval_n == predicted_n]
     at = ctx.at("sse", line=ctx["sse"].chunks[-1].line)
     if not same:
+        unseen = unconfirmed(ctx, log, 2)
+        if unseen is not None:  # a log that begins after a restart: missing, not contradicted
+            raise Fail(
+                "unconfirmed",
+                unconfirmed=True,
+                expected=f"{prompt_n} + {predicted_n}",
+                at=at,
+                **unseen,
+            )
         raise Fail(
             "absent",
             expected=f"{prompt_n} + {predicted_n}",
@@ -225,7 +237,7 @@ def timings_final(ctx: Context) -> None:
     "chunks.in_stream",
     reads=("chunks", "sse"),
     confirmed_by=("sse.in_log",),
-    params={"noise_ms": Number(0, 60_000)},
+    params={"noise_ms": Number(0, 60_000), "noise_share": Number(0, 1)},
 )
 def in_stream(ctx: Context) -> None:
     """The client's fragment times are this stream's: the first after the server computed
@@ -247,7 +259,8 @@ def in_stream(ctx: Context) -> None:
     if predicted_ms is not None and len(texts) > 1:
         span = round(last["t_ms"] - first["t_ms"], 3)
         ctx.record(span_residual_ms=round(span - predicted_ms, 3))
-        if not agree(span, predicted_ms, ctx.param("noise_ms")):
+        noise = duration_noise(span, ctx.param("noise_ms"), ctx.param("noise_share"))
+        if not agree(span, predicted_ms, noise):
             raise Fail(
                 "span",
                 expected=predicted_ms,

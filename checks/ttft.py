@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from checks.coverage import unconfirmed
 from checks.evidence import (
     Window,
     blocks,
@@ -15,7 +16,7 @@ from checks.evidence import (
     window,
 )
 from checks.formats.llama_log import TaskTiming
-from checks.numbers import close, medians
+from checks.numbers import close, duration_noise, medians
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
@@ -27,8 +28,13 @@ if TYPE_CHECKING:
 @check(
     "ttft.in_log",
     reads=("ttft", "log"),
+    uses=("sse", "prefill", "cache", "sentence"),
     confirmed_by=("log.intact", "log.plausible"),
-    params={"noise_ms": Number(0, 60_000), "overhead_ms": Number(0, 3_600_000)},
+    params={
+        "noise_ms": Number(0, 60_000),
+        "noise_share": Number(0, 1),
+        "overhead_ms": Number(0, 3_600_000),
+    },
 )
 def in_log(ctx: Context) -> None:
     """Each of the five runs is a request of the server log: the same number of tokens,
@@ -37,7 +43,15 @@ def in_log(ctx: Context) -> None:
     with the same prompt (one question, sent five times)."""
     runs = [run for run in ctx["ttft"]["runs"] if run["ttft_ms"] < run["total_ms"]]
     # (a run that ends before its first token is no request at all: ttft.before_total's)
-    noise, overhead = ctx.param("noise_ms"), ctx.param("overhead_ms")
+    noise_ms, share, overhead = (
+        ctx.param("noise_ms"),
+        ctx.param("noise_share"),
+        ctx.param("overhead_ms"),
+    )
+
+    def noise_of(run: dict) -> float:
+        """The noise allowed for this run: it grows with its time from first token to end."""
+        return duration_noise(run["total_ms"] - run["ttft_ms"], noise_ms, share)
 
     def cost(run: dict, timing) -> float:  # type: ignore[no-untyped-def]
         return abs(run["total_ms"] - run["ttft_ms"] - (timing.eval_ms or 0))
@@ -45,14 +59,14 @@ def in_log(ctx: Context) -> None:
     def fits(run: dict, timing) -> bool:  # type: ignore[no-untyped-def]
         return (
             timing.eval_n == run["tokens"]
-            and generation_fits(run["total_ms"] - run["ttft_ms"], timing, noise)
+            and generation_fits(run["total_ms"] - run["ttft_ms"], timing, noise_of(run))
             and first_token_fits(run["ttft_ms"], timing, overhead)
         )
 
     def near(window: Window) -> Callable[[dict], Iterator[int]]:
         """The blocks whose `eval time` can agree with a run's time from first token to
         end, nearest first (as `cost` measures)."""
-        return lambda run: window.agreeing(run["total_ms"] - run["ttft_ms"], noise)
+        return lambda run: window.agreeing(run["total_ms"] - run["ttft_ms"], noise_of(run))
 
     candidates = blocks(ctx["log"])
     by_size: dict[int, list[TaskTiming]] = {}
@@ -77,6 +91,9 @@ def in_log(ctx: Context) -> None:
             return
     chosen, bad = match(runs, candidates, fits, near=near(window(ctx["log"], "eval_ms")))
     if chosen is None:
+        unseen = unconfirmed(ctx, ctx["log"], 3)
+        if unseen is not None:  # a log that begins after a restart: missing, not contradicted
+            raise Fail("unconfirmed", unconfirmed=True, at=ctx.at("ttft", "/runs"), **unseen)
         run = runs[bad]
         bad = ctx["ttft"]["runs"].index(run)
         generated = round(run["total_ms"] - run["ttft_ms"], 3)
@@ -95,7 +112,7 @@ def in_log(ctx: Context) -> None:
             **request_params(near),
             prompt_ms=near.prompt_ms,
             ttft=run["ttft_ms"],
-            noise=noise,
+            noise=round(noise_of(run), 1),
             at=at,
         )
     sizes = sorted({t.prompt_n for t in chosen})

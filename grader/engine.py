@@ -45,6 +45,10 @@ class Fail(Exception):
     `key` is relative to the check (`step.check` + `run` → `step.check.run`);
     `params` fill the message's placeholders; `expected` / `found` are short
     language-neutral values (numbers, file names) shown beside the message.
+    `unconfirmed`: a corroborating check fails because the record it compares with
+    lacks what would confirm the numbers (a log that starts after a restart), not
+    because it contradicts them: the numbers earn nothing that depends on them, and the
+    result calls them unconfirmed, not contradicted (`grader.runner.evidence_of`).
     """
 
     def __init__(
@@ -55,6 +59,7 @@ class Fail(Exception):
         expected: Param = None,
         found: Param = None,
         at: Location | None = None,
+        unconfirmed: bool = False,
         **params: Param,
     ) -> None:
         super().__init__(key)
@@ -62,6 +67,7 @@ class Fail(Exception):
         self.expected = expected
         self.found = found
         self.at = at
+        self.unconfirmed = unconfirmed
         self.params = params
 
 

@@ -45,10 +45,12 @@ class Outcome:
     """The catalog id of what to do, when it is not `<id>.hint`: for a file's problem,
     `engine.schema_hint.<problem id>` (`hint_ids` falls back to the problem's kind)."""
     unconfirmed: bool = False
-    """A passing check's note said the record it compares with could not confirm the
-    numbers (`Note.unconfirmed`)."""
+    """The check's note or failure said the record it compares with lacks what would
+    confirm the numbers (`Note.unconfirmed`, `Fail(..., unconfirmed=True)`)."""
 
 
+UNCONFIRMED_HINT = "engine.unconfirmed_hint"
+"""What to do when a corroborating check failed for lack of record, not contradiction."""
 SCHEMA_HINT = "engine.schema_hint"
 """The catalog table of what to do about a file's problem: a hint for the problem itself
 (`engine.schema_hint.file.too_big`) where there is one, else for its kind, the first word
@@ -57,7 +59,11 @@ of its id (`engine.schema_hint.file`)."""
 
 def hint_ids(outcome: Outcome) -> tuple[str, ...]:
     """The catalog ids of what to do about a failed outcome, the first the catalog has
-    is said: the check's own `<id>.hint`, or its file's problem's (`SCHEMA_HINT`)."""
+    is said: the check's own `<id>.hint`, or its file's problem's (`SCHEMA_HINT`); for a
+    failure for lack of record (`Fail(..., unconfirmed=True)`), how to hand in the whole
+    record first (`UNCONFIRMED_HINT`, which a lab may reword), then the check's own."""
+    if outcome.unconfirmed and outcome.status == "failed":
+        return UNCONFIRMED_HINT, f"{outcome.id}.hint"
     if outcome.hint_id is None:
         return (f"{outcome.id}.hint",)
     problem = outcome.hint_id.removeprefix(f"{SCHEMA_HINT}.")
@@ -219,6 +225,7 @@ def _run_one(
             expected=failure.expected,
             found=failure.found,
             data=ctx.data,
+            unconfirmed=failure.unconfirmed,
             **base,
         )
     except Exception as exc:  # a check's bug must not take the whole grade down
@@ -249,7 +256,8 @@ def evidence_of(
 
     - "contradicted": a corroborating check failed (the independent record disagrees);
     - "unconfirmed": one could not run or could not confirm (the record is missing or
-      lacks this step: `Note.unconfirmed`), so the numbers are neither backed nor refuted;
+      lacks this step: `Note.unconfirmed`, `Fail(..., unconfirmed=True)`), so the
+      numbers are neither backed nor refuted;
     - "corroborated": every corroborating check passed;
     - "consistent": the lab declares no corroboration for the file (it can at best agree
       with the other files).
@@ -260,7 +268,7 @@ def evidence_of(
     if not spec.corroborated_by:
         return "consistent"
     ended = [outcomes[cid] for cid in spec.corroborated_by if cid in outcomes]
-    if any(o.status == "failed" for o in ended):
+    if any(o.status == "failed" and not o.unconfirmed for o in ended):
         return "contradicted"
     if len(ended) < len(spec.corroborated_by) or any(
         o.status != "passed" or o.unconfirmed for o in ended

@@ -24,6 +24,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from tests.log_time import restarted_after_prefill  # noqa: E402
 from tests.verdicts import SAMPLES, SOURCE, verdict, write_expected  # noqa: E402
 
 DERIVED = SAMPLES / "derived"
@@ -364,6 +365,13 @@ CASES: dict[str, tuple[str, Mutation, list[str], list[str]]] = {
         "forgot to save health.json",
         lambda folder: (folder / "health.json").unlink(),
         ["health.schema"],
+        [],
+    ),
+    "restart_log_overwritten": (
+        "restarted the server after step 4; the saved log holds only the new run "
+        "(steps 2-4 unconfirmed, not contradicted)",
+        edit_text("server.log", restarted_after_prefill),
+        ["sse.in_log", "ttft.in_log", "prefill.in_log"],
         [],
     ),
 }

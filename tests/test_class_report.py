@@ -304,11 +304,25 @@ def test_integrity_flags_name_the_evidence(data: cr.ClassData) -> None:
 
 
 def test_cancel_freed_without_cancel_in_the_log_is_a_strong_flag() -> None:
-    typed = fake("typed", 60, cancel__slot_freed="passed", log__cancel_task="failed")
+    typed = fake(
+        "typed",
+        60,
+        cancel__interrupted="passed",
+        cancel__slot_freed="passed",
+        log__cancel_task="failed",
+    )
     honest = fake("honest", 60, cancel__slot_freed="failed", log__cancel_task="failed")
-    flagged = dict(cr.integrity_flags([typed, honest]))
+    # the answer ended before the close: nothing was cut off, nothing contradicts the log
+    finished = fake(
+        "finished",
+        60,
+        cancel__interrupted="failed",
+        cancel__slot_freed="passed",
+        log__cancel_task="failed",
+    )
+    flagged = dict(cr.integrity_flags([typed, honest, finished]))
     assert [(f.key, f.strong) for f in flagged[typed]] == [("cancel_vs_log", True)]
-    assert honest not in flagged
+    assert honest not in flagged and finished not in flagged
 
 
 def test_a_log_without_timings_is_worth_a_look_not_a_strong_flag() -> None:
@@ -517,6 +531,7 @@ def test_every_flag_of_the_lab_has_its_label_in_every_language() -> None:
         "chunks_mismatch",
         "cancel_vs_log",
         "log_unconfirmed",
+        "steps_unconfirmed",
         "impossible_timing",
     ]
     for lang in cr.LANGUAGES:

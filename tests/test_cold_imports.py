@@ -20,6 +20,7 @@ CHECK_PATH = {
     "checks",
     "checks.cache",
     "checks.cancel",
+    "checks.coverage",
     "checks.evidence",
     "checks.formats",
     "checks.formats.chat_stream",

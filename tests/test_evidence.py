@@ -50,6 +50,10 @@ def test_numbers_are_unconfirmed_when_a_corroborating_check_could_not_judge(stat
     assert evidence_of(SPEC, True, ended(status)) == "unconfirmed"
 
 
+def test_a_failure_for_lack_of_record_leaves_the_numbers_unconfirmed_not_contradicted() -> None:
+    assert evidence_of(SPEC, True, ended("failed", unconfirmed=True)) == "unconfirmed"
+
+
 def test_a_corroborating_checks_unconfirmed_note_leaves_the_numbers_unconfirmed() -> None:
     assert evidence_of(SPEC, True, ended("passed", unconfirmed=True)) == "unconfirmed"
 
@@ -96,6 +100,22 @@ def test_an_honest_mistake_the_log_agrees_with_stays_corroborated() -> None:
 
 def test_a_hidden_open_connection_is_contradicted_by_the_log() -> None:
     assert evidence(graded("fabricated/open_connection_hidden"), "cancel") == "contradicted"
+
+
+def test_a_log_that_starts_after_a_restart_leaves_the_steps_before_it_unconfirmed() -> None:
+    result = graded("derived/restart_log_overwritten")  # restarted before the cache step
+    steps = ("sse", "chunks", "ttft", "prefill", "cache", "sentence", "cancel")
+    assert {name: evidence(result, name) for name in steps} == {
+        **dict.fromkeys(steps[:4], "unconfirmed"),
+        **dict.fromkeys(steps[4:], "corroborated"),
+    }
+
+
+def test_what_to_do_about_an_unconfirmed_step_is_to_keep_the_whole_log() -> None:
+    failed = next(
+        c for c in graded("derived/restart_log_overwritten").checks if c.id == "ttft.in_log"
+    )
+    assert failed.hint is not None and failed.hint.startswith("Keep the whole server.log")
 
 
 def test_a_missing_log_leaves_every_step_unconfirmed_not_contradicted(

@@ -147,7 +147,9 @@ def test_sse_py_is_never_run(grade_folder, submission: Path, tmp_path: Path) -> 
     marker = tmp_path / "ran"
     (submission / "sse.py").write_text(
         f"open({str(marker)!r}, 'w').write('x')\nimport http.client\n"
-        "def stream(messages, max_tokens=64, cache_prompt=True, raw_out=None):\n    pass\n",
+        "def stream(messages, max_tokens=64, cache_prompt=True, raw_out=None):\n"
+        "    conn = http.client.HTTPConnection('127.0.0.1', 8080)\n"
+        "    conn.getresponse().readline()\n    conn.close()\n",
         "utf-8",
     )
     assert check_of(grade_folder(submission), "sse_py.static").status == "passed"

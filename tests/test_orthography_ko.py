@@ -123,9 +123,12 @@ READINGS = {
     "py": VOWEL,  # 파이
     "python": CONSONANT,  # 파이선
     "readline": CONSONANT,  # 리드라인
+    "request": VOWEL,  # 리퀘스트
     "resume": CONSONANT,  # 리줌
     "role": RIEUL,  # 롤
     "sentence": VOWEL,  # 센텐스
+    "share": VOWEL,  # 셰어
+    "socket": CONSONANT,  # 소켓
     "task": VOWEL,  # 태스크
     "text": VOWEL,  # 텍스트
     "time": CONSONANT,  # 타임
