@@ -19,6 +19,9 @@ task made a cancel) leaves those lines telling the old story:
 - `release_clock`: a task's launch and release are stamped at least as far apart as its
   block says it ran.
 
+A log that tells two stories is no record of one run: `log.intact`, and with it every
+number the log would confirm, waits on this check.
+
 Exact token counts have no tolerance: in every real capture and every era the grader
 reads they agree to the token.
 """
@@ -135,8 +138,11 @@ def _cancel_prompt(
     return math.floor(common / (chosen.f_sim - 0.0005) + 1e-9)
 
 
-def _cancel_problem(log: ServerLog, factor: float, min_eval: int) -> Fail | None:
-    """A cancelled task that generated more tokens than its time allows."""
+def _cancel_problem(
+    log: ServerLog, factor: float, min_eval: int, shares: list[float] | None = None
+) -> Fail | None:
+    """A cancelled task that generated more tokens than its time allows (`shares`, when
+    given, gets each cancelled task's time over its tokens at the median speed)."""
     rates = [
         t.eval_ms / t.eval_n
         for t in log.complete_timings
@@ -158,6 +164,8 @@ def _cancel_problem(log: ServerLog, factor: float, min_eval: int) -> Fail | None
             continue
         generated = release.n_tokens - prompt + 1
         took = release.time_ms - launch.time_ms  # type: ignore[operator]
+        if shares is not None and generated > 0:
+            shares.append(took / (generated * fastest * factor))
         if generated > 0 and generated * fastest > took:
             return Fail(
                 "cancel_tokens",
@@ -171,8 +179,9 @@ def _cancel_problem(log: ServerLog, factor: float, min_eval: int) -> Fail | None
     return None
 
 
-def _clock_problem(log: ServerLog, slack: float) -> Fail | None:
-    """A task released sooner after its launch than its block says it ran."""
+def _clock_problem(log: ServerLog, slack: float, margins: list[float] | None = None) -> Fail | None:
+    """A task released sooner after its launch than its block says it ran (`margins`,
+    when given, gets each task's time from launch to release minus what it ran)."""
     for t, launch in zip(log.timings, log.timing_launches, strict=True):
         if launch is None or launch.time_ms is None or t.eval_ms is None or t.task is None:
             continue
@@ -183,6 +192,8 @@ def _clock_problem(log: ServerLog, slack: float) -> Fail | None:
             continue
         ran = t.prompt_ms + t.eval_ms
         took = release.time_ms - launch.time_ms
+        if margins is not None:
+            margins.append(took - ran)
         if took < ran - slack:
             return Fail(
                 "release_clock",
@@ -198,7 +209,7 @@ def _clock_problem(log: ServerLog, slack: float) -> Fail | None:
 @check(
     "log.story",
     reads=("log",),
-    confirmed_by=("log.intact",),
+    confirmed_by=("submission.original",),
     params={
         "max_speedup": Number(1, 1_000),
         "min_eval_tokens": Integer(1, 1_000_000),
@@ -210,11 +221,13 @@ def story(ctx: Context) -> None:
     the cache, the slots the server has, what a cancelled task generated, how long each
     task held its slot."""
     log: ServerLog = ctx["log"]
+    shares: list[float] = []
+    margins: list[float] = []
     problem = (
         _block_problem(log)
         or _slot_problem(log)
-        or _cancel_problem(log, ctx.param("max_speedup"), ctx.param("min_eval_tokens"))
-        or _clock_problem(log, ctx.param("clock_slack_ms"))
+        or _cancel_problem(log, ctx.param("max_speedup"), ctx.param("min_eval_tokens"), shares)
+        or _clock_problem(log, ctx.param("clock_slack_ms"), margins)
     )
     if problem is not None:
         problem.at = ctx.at("log", line=int(problem.params["line"]))  # type: ignore[arg-type]
@@ -223,4 +236,6 @@ def story(ctx: Context) -> None:
         kept_lines=len(log.story.kept),
         whole_lines=len(log.story.whole),
         slots=sorted({fact.value for fact in log.story.slots}),
+        cancel_time_share=round(min(shares), 3) if shares else None,
+        release_margin_ms=round(min(margins), 3) if margins else None,
     )
