@@ -17,8 +17,8 @@ why. Each era prints them in its own words (looked up in the llama.cpp sources n
   active slot (n_past = 1366, task.n_tokens() = 1366)` (2026, printed at the default
   verbosity), `we have to evaluate at least 1 token to generate logits` (mid 2024). The
   server then recomputes the prompt's last token: the block says 1 token;
-- the slot a task ran on: `slot launch_slot_: id  1 | task 0 | ...` (the `SLT_*` prefix
-  of every slot line), `"id_slot":1` (mid-2024 fields);
+- the slots other than slot 0 a line names: `slot launch_slot_: id  1 | task 0 | ...`
+  (the `SLT_*` prefix of every slot line), `"id_slot":1` (mid-2024 fields);
 - how a slot was chosen for a task (2026): `selected slot by LCP similarity, f_sim_best =
   0.111 (> 0.100 thold), f_keep = 0.032`: the common prefix of the new prompt and the
   slot's tokens, as a share of the new prompt (`f_sim_best`) and of the slot's tokens
@@ -36,8 +36,8 @@ from __future__ import annotations
 import bisect
 
 from checks import patterns
-from checks.formats.llama_log_lines import SLOT
-from checks.formats.llama_log_text import field_task, unwrap
+from checks.formats.llama_log_lines import ANSI, SLOT
+from checks.formats.llama_log_text import field_task
 from grader.records import record
 
 SIZE = patterns.compile(r"(?:n_prompt_tokens|task\.n_tokens)\"?\s*[:=]\s*(\d{1,18})(?!\d)")
@@ -94,7 +94,7 @@ class Story:
     whole: tuple[Fact, ...] = ()
     """Lines saying the whole prompt was in the cache (`value`: their n_past, 0 if none)."""
     slots: tuple[Fact, ...] = ()
-    """The first line naming each slot id (`value`: the slot id; `task`: the line's)."""
+    """The first line naming each slot id other than 0 (`value`: the slot id)."""
     similarities: tuple[Similarity, ...] = ()
 
 
@@ -104,6 +104,31 @@ EMPTY = Story()
 def _task_of(line: str) -> int | None:
     slot = SLOT.search(line)
     return int(slot.group(2)) if slot is not None else field_task(line)
+
+
+OTHER_SLOT = patterns.compile(r"id +([1-9][0-9]{0,8}) +\| +task|id_slot\"?\s*[:=]\s*([1-9][0-9]{0,8})(?![0-9])")
+"""A slot other than slot 0, as a line names it: `SLT_*` prints `id %2d | task`, the
+mid-2024 fields `"id_slot":N` and `id_slot=N` (both start with `id`, which the regex
+engine jumps to)."""
+
+
+def _other_slots(text: str) -> dict[int, int]:
+    """Each slot id other than 0 that a line names, with the offset of the first line
+    naming it: one search in C over the text, whose matches a log of one slot has none of
+    (the prefix form counts only on a slot line, `SLOT_ID`)."""
+    found: dict[int, int] = {}
+    for match in OTHER_SLOT.finditer(text):
+        slot = int(match.group(1) or match.group(2))
+        if slot in found:
+            continue
+        start = text.rfind("\n", 0, match.start()) + 1
+        if match.group(1) is not None:
+            end = text.find("\n", match.start())
+            line = SLOT_ID.search(text, start, end if end != -1 else len(text))
+            if line is None or line.group(1) != match.group(1):
+                continue
+        found[slot] = start
+    return found
 
 
 def scan_story(text: str, line_count: int) -> Story:
@@ -121,13 +146,7 @@ def scan_story(text: str, line_count: int) -> Story:
             if end == -1:
                 break
             at = text.find(word, end)
-    slot_lines: dict[int, int] = {}  # slot id -> offset of the first line naming it
-    for pattern in (SLOT_ID, SLOT_FIELD):
-        for match in pattern.finditer(text):
-            slot = int(match.group(1))
-            offset = text.rfind("\n", 0, match.start()) + 1
-            if slot not in slot_lines or offset < slot_lines[slot]:
-                slot_lines[slot] = offset
+    slot_lines = _other_slots(text)
     offsets = sorted(starts | set(slot_lines.values()))
     numbers: dict[int, int] = {}
     number, previous = 1, 0
@@ -147,7 +166,9 @@ def scan_story(text: str, line_count: int) -> Story:
         if number is None:
             break
         end = text.find("\n", offset)
-        line, _ = unwrap(text[offset : end if end != -1 else len(text)])
+        line = text[offset : end if end != -1 else len(text)]
+        if "\x1b" in line:  # llama.cpp colours its prefixes; the patterns search the rest
+            line = ANSI.sub("", line)
         task = _task_of(line)
         if "new prompt" in line and (size := SIZE.search(line)) is not None:
             sizes.append(Fact(number, task, int(size.group(1))))
