@@ -63,7 +63,9 @@ def _block_problem(log: ServerLog) -> Fail | None:
         after = launch.line if launch is not None else 0
         size_fact = sizes.last(t.task, t.line, after)
         full = size_fact.value if size_fact is not None else log.full_prompt_tokens(t)
-        kept_fact = kept.last(t.task, t.line, after)
+        # the first: a prompt longer than the batch prints one line per batch, each from
+        # where the last left off; the first says what the cache kept
+        kept_fact = kept.first(t.task, t.line, after)
         whole_fact = whole.last(t.task, t.line, after)
         if kept_fact is not None and full is not None and t.prompt_n != full - kept_fact.value:
             return Fail(

@@ -170,3 +170,16 @@ def test_a_release_stamped_sooner_than_its_task_ran_is_a_clock_problem() -> None
     assert release is not None
     forged = text.replace(release.group(0), "0.03.000.000" + release.group(2))
     assert "release_clock" in problems(forged)
+
+
+def test_a_prompt_longer_than_the_batch_prints_one_kv_line_per_batch_and_the_first_counts() -> None:
+    """Run with a small `-b`, a 2024-25 server prints `kv cache rm [p, end)` before each
+    batch of the prompt, each from where the last batch ended: the first says what the
+    cache kept."""
+    text = (ERAS / "early2025_server.log").read_text("utf-8")
+    first = "slot update_slots: id  0 | task 456 | kv cache rm [0, end)\n"
+    assert first in text
+    batches = first + "".join(
+        f"slot update_slots: id  0 | task 456 | kv cache rm [{p}, end)\n" for p in (512, 1024)
+    )
+    assert problems(text.replace(first, batches)) == []

@@ -106,7 +106,9 @@ def _task_of(line: str) -> int | None:
     return int(slot.group(2)) if slot is not None else field_task(line)
 
 
-OTHER_SLOT = patterns.compile(r"id +([1-9][0-9]{0,8}) +\| +task|id_slot\"?\s*[:=]\s*([1-9][0-9]{0,8})(?![0-9])")
+OTHER_SLOT = patterns.compile(
+    r"id +([1-9][0-9]{0,8}) +\| +task|id_slot\"?\s*[:=]\s*([1-9][0-9]{0,8})(?![0-9])"
+)
 """A slot other than slot 0, as a line names it: `SLT_*` prints `id %2d | task`, the
 mid-2024 fields `"id_slot":N` and `id_slot=N` (both start with `id`, which the regex
 engine jumps to)."""
@@ -216,3 +218,13 @@ class ByTask:
         if at == 0 or lines[at - 1] < after:
             return None
         return self._facts[task][at - 1]
+
+    def first(self, task: int | None, before: int, after: int = 0) -> Fact | None:
+        """The first fact of `task` on a line in [after, before)."""
+        lines = self._lines.get(task)
+        if task is None or lines is None:
+            return None
+        at = bisect.bisect_left(lines, after)
+        if at == len(lines) or lines[at] >= before:
+            return None
+        return self._facts[task][at]
