@@ -353,6 +353,22 @@ class Assignment:
             (r for r in every if request_key(log, r) not in taken), key=lambda r: r.line
         )
 
+    def clearing(self, log: ServerLog) -> Request | None:
+        """The cache step's short request that clears the slot: the request no
+        measurement took, right before cache.first's in the same server run, with no
+        measurement's request between them (None when there is none)."""
+        first = next(
+            (r for i, r in zip(self.items, self.request, strict=True) if i.step == "cache.first"),
+            None,
+        )
+        if first is None:
+            return None
+        before = [r for r in self.unexplained if r.line < first.line]
+        if not before or log.run_of(before[-1].line) != log.run_of(first.line):
+            return None
+        taken = [r.line for r in self.request if r is not None and r.line < first.line]
+        return before[-1] if not taken or max(taken) < before[-1].line else None
+
     def lost(self) -> list[tuple[Item, Request, Item]]:
         """Each measurement left without a request of its own though it fits one, with
         the request it fits best and the measurement that holds it."""
@@ -394,6 +410,7 @@ def one_request_each(ctx: Context) -> None:
     )
     files = {step: ctx.optional(name) for step, name in STEP_FILES.items()}
     found = assign(log, files, settings)
+    clearing = found.clearing(log)
     ctx.record(
         tasks={
             item.label: (request.task if request is not None else None)
@@ -401,6 +418,7 @@ def one_request_each(ctx: Context) -> None:
         },
         unexplained=[request_params(r) for r in found.unexplained[:20]],
         unexplained_count=len(found.unexplained),
+        clearing=request_params(clearing) if clearing is not None else None,
     )
     lost = found.lost()
     if lost:

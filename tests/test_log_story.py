@@ -183,3 +183,34 @@ def test_a_prompt_longer_than_the_batch_prints_one_kv_line_per_batch_and_the_fir
         f"slot update_slots: id  0 | task 456 | kv cache rm [{p}, end)\n" for p in (512, 1024)
     )
     assert problems(text.replace(first, batches)) == []
+
+
+def _verbose(text: str) -> str:
+    """The real 2026 capture as `-v` prints it: before each task's first timing line, its
+    `new prompt ... task.n_tokens = N` and `n_tokens = K, memory_seq_rm [K, end)` lines,
+    with the whole prompt N from its release and K = N - the block's prompt tokens."""
+    log = scan_log(text)
+    lines = text.splitlines(keepends=True)
+    for t in sorted(log.timings, key=lambda t: -t.line):
+        full = log.full_prompt_tokens(t)
+        assert full is not None
+        stamp = lines[t.line - 1].split(" ", 1)[0]
+        prefix = f"{stamp} I slot update_slots: id  0 | task {t.task} | "
+        lines[t.line - 1 : t.line - 1] = [
+            f"{prefix}new prompt, n_ctx_slot = 4096, n_keep = 0, task.n_tokens = {full}\n",
+            f"{prefix}n_tokens = {full - t.prompt_n}, memory_seq_rm [{full - t.prompt_n}, end)\n",
+        ]
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("name", ["correct", "cache_on_in_prefill", "no_cache_ram_flag"])
+def test_a_verbose_2026_log_tells_the_same_story(name: str) -> None:
+    assert problems(_verbose((REAL / name / "server.log").read_text("utf-8"))) == []
+
+
+def test_cache_on_in_prefill_rewritten_cold_in_a_verbose_log_contradicts_memory_seq_rm() -> None:
+    """The 4-document prefill kept 15 tokens from the cache (mistake 2); its block
+    rewritten to the whole 526 tokens, the verbose lines still say 15 were kept."""
+    text = _verbose((REAL / "cache_on_in_prefill" / "server.log").read_text("utf-8"))
+    assert "/   511 tokens" in text
+    assert problems(text.replace("/   511 tokens", "/   526 tokens", 1)) == ["reuse"]

@@ -118,3 +118,17 @@ def test_the_matching_is_of_minimum_cost_not_greedy() -> None:
 
 def test_the_matching_leaves_extra_columns_free() -> None:
     assert _hungarian([[5.0, 1.0, 3.0]]) == [1]
+
+
+def test_the_short_request_clearing_the_slot_is_named_before_cache_first(
+    grade_folder, submission: Path
+) -> None:
+    check = check_of(grade_folder(submission), "log.one_request_each")
+    assert check.data["clearing"] == check.data["unexplained"][0]
+
+
+def test_a_cache_step_without_its_clearing_request_has_none(grade_folder) -> None:
+    """no_slot_reset skipped the "hi" request: the 12-document prefill comes right before
+    cache.first."""
+    check = check_of(graded("no_slot_reset"), "log.one_request_each")
+    assert check.status == "passed" and check.data["clearing"] is None
