@@ -440,38 +440,40 @@ def _checks_formats_llama_log_story_Similarity(cls, defaults, factories):
 
 def _checks_formats_llama_log_story_Story(cls, defaults, factories):
     """The methods of `checks.formats.llama_log_story.Story`."""
-    (d_sizes, d_kept, d_whole, d_slots, d_similarities) = defaults
+    (d_sizes, d_kept, d_whole, d_slots, d_similarities, d_fresh) = defaults
     set_sizes = cls.sizes.__set__
     set_kept = cls.kept.__set__
     set_whole = cls.whole.__set__
     set_slots = cls.slots.__set__
     set_similarities = cls.similarities.__set__
+    set_fresh = cls.fresh.__set__
 
-    def __init__(self, sizes: tuple[Fact, ...] = d_sizes, kept: tuple[Fact, ...] = d_kept, whole: tuple[Fact, ...] = d_whole, slots: tuple[Fact, ...] = d_slots, similarities: tuple[Similarity, ...] = d_similarities):
+    def __init__(self, sizes: tuple[Fact, ...] = d_sizes, kept: tuple[Fact, ...] = d_kept, whole: tuple[Fact, ...] = d_whole, slots: tuple[Fact, ...] = d_slots, similarities: tuple[Similarity, ...] = d_similarities, fresh: tuple[int, ...] = d_fresh):
         set_sizes(self, sizes)
         set_kept(self, kept)
         set_whole(self, whole)
         set_slots(self, slots)
         set_similarities(self, similarities)
+        set_fresh(self, fresh)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(sizes={self.sizes!r}, kept={self.kept!r}, whole={self.whole!r}, slots={self.slots!r}, similarities={self.similarities!r})"
+        return f"{self.__class__.__qualname__}(sizes={self.sizes!r}, kept={self.kept!r}, whole={self.whole!r}, slots={self.slots!r}, similarities={self.similarities!r}, fresh={self.fresh!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.sizes, self.kept, self.whole, self.slots, self.similarities) == (other.sizes, other.kept, other.whole, other.slots, other.similarities)
+            return (self.sizes, self.kept, self.whole, self.slots, self.similarities, self.fresh) == (other.sizes, other.kept, other.whole, other.slots, other.similarities, other.fresh)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.sizes, self.kept, self.whole, self.slots, self.similarities))
+        return hash((self.sizes, self.kept, self.whole, self.slots, self.similarities, self.fresh))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('sizes', 'kept', 'whole', 'slots', 'similarities'):
+        if type(self) is cls or name in ('sizes', 'kept', 'whole', 'slots', 'similarities', 'fresh'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('sizes', 'kept', 'whole', 'slots', 'similarities'):
+        if type(self) is cls or name in ('sizes', 'kept', 'whole', 'slots', 'similarities', 'fresh'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -564,7 +566,7 @@ RECORDS = {
     'checks.formats.llama_log_model.ServerLog': (('line_count', 'timings', 'cancels', 'releases', 'truncated', 'launches', 'starts', 'ends', 'story'), True, False, _checks_formats_llama_log_model_ServerLog),
     'checks.formats.llama_log_story.Fact': (('line', 'task', 'value'), True, True, _checks_formats_llama_log_story_Fact),
     'checks.formats.llama_log_story.Similarity': (('line', 'slot', 'f_sim', 'f_keep'), True, True, _checks_formats_llama_log_story_Similarity),
-    'checks.formats.llama_log_story.Story': (('sizes', 'kept', 'whole', 'slots', 'similarities'), True, True, _checks_formats_llama_log_story_Story),
+    'checks.formats.llama_log_story.Story': (('sizes', 'kept', 'whole', 'slots', 'similarities', 'fresh'), True, True, _checks_formats_llama_log_story_Story),
     'checks.source.FunctionHead': (('name', 'is_async', 'line', 'positional', 'defaults'), True, True, _checks_source_FunctionHead),
     'checks.source.Outline': (('functions', 'imports', 'text'), True, True, _checks_source_Outline),
 }

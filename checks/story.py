@@ -12,7 +12,8 @@ task made a cancel) leaves those lines telling the old story:
   evaluate at least 1 token`) computed 1 prompt token;
 - `hit_unsaid`: a block of 1 prompt token out of a longer prompt has the line that says
   the rest came from the cache (every era prints one at its default verbosity);
-- `slot`: every slot a line names is one of the slots the server started with;
+- `slot`: every slot a line names is one of the slots the server started with, and no
+  run picks more never-used slots (`t_last = -1`) than it started with;
 - `cancel_tokens`: a cancelled task generated no more tokens (its release's count minus
   its prompt) than the time from its launch to its release allows at the run's own
   decode speed (its fastest plausible: the median over `max_speedup`);
@@ -100,7 +101,8 @@ def _block_problem(log: ServerLog) -> Fail | None:
 
 
 def _slot_problem(log: ServerLog) -> Fail | None:
-    """A slot id that no slot the server started with has."""
+    """A slot id that no slot the server started with has, or more never-used slots
+    picked in one server run than it started with."""
     for fact in log.story.slots:
         run = log.run_of(fact.line)
         slots = log.starts[run - 1].n_slots if run > 0 else None
@@ -111,6 +113,21 @@ def _slot_problem(log: ServerLog) -> Fail | None:
                 found=fact.value,
                 line=fact.line,
                 slot=fact.value,
+                slots=slots,
+                start=log.starts[run - 1].line,
+            )
+    fresh: dict[int, list[int]] = {}
+    for line in log.story.fresh:
+        fresh.setdefault(log.run_of(line), []).append(line)
+    for run, lines in fresh.items():
+        slots = log.starts[run - 1].n_slots if run > 0 else None
+        if slots is not None and len(lines) > slots:
+            return Fail(
+                "unused_slots",
+                expected=f"<= {slots}",
+                found=len(lines),
+                line=lines[slots],
+                first=lines[0],
                 slots=slots,
                 start=log.starts[run - 1].line,
             )

@@ -214,3 +214,11 @@ def test_cache_on_in_prefill_rewritten_cold_in_a_verbose_log_contradicts_memory_
     text = _verbose((REAL / "cache_on_in_prefill" / "server.log").read_text("utf-8"))
     assert "/   511 tokens" in text
     assert problems(text.replace("/   511 tokens", "/   526 tokens", 1)) == ["reuse"]
+
+
+def test_two_slots_hidden_down_to_every_slot_id_still_pick_two_never_used_slots() -> None:
+    """-np 2 hidden further: the start-up line edited and every `id  1` made `id  0`. A
+    2026 server picks a slot no task used yet (`t_last = -1`) once per slot: twice."""
+    text = (UNPUBLISHED / "two_slots" / "server.log").read_text("utf-8")
+    text = text.replace("n_slots = 2, n_ctx_slot = 2048", "n_slots = 1, n_ctx_slot = 4096")
+    assert problems(text.replace("id  1 |", "id  0 |")) == ["unused_slots"]

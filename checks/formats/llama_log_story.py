@@ -19,6 +19,8 @@ why. Each era prints them in its own words (looked up in the llama.cpp sources n
   server then recomputes the prompt's last token: the block says 1 token;
 - the slots other than slot 0 a line names: `slot launch_slot_: id  1 | task 0 | ...`
   (the `SLT_*` prefix of every slot line), `"id_slot":1` (mid-2024 fields);
+- a slot no task had used yet (2026): `selected slot by LRU, t_last = -1`, once per slot
+  in each server run;
 - how a slot was chosen for a task (2026): `selected slot by LCP similarity, f_sim_best =
   0.111 (> 0.100 thold), f_keep = 0.032`: the common prefix of the new prompt and the
   slot's tokens, as a share of the new prompt (`f_sim_best`) and of the slot's tokens
@@ -60,6 +62,8 @@ SIMILARITY = patterns.compile(
     r".{0,200}?f_keep\s*=\s*(\d{1,3}\.\d{1,9})"
 )
 """A 2026 slot selection by the prompt's common prefix with the slot's tokens."""
+FRESH = patterns.compile(r"selected slot by LRU, t_last = -1(?![0-9])")
+"""A 2026 slot selection of a slot no task has used yet."""
 
 
 @record(frozen=True, slots=True)
@@ -96,6 +100,9 @@ class Story:
     slots: tuple[Fact, ...] = ()
     """The first line naming each slot id other than 0 (`value`: the slot id)."""
     similarities: tuple[Similarity, ...] = ()
+    fresh: tuple[int, ...] = ()
+    """Lines of slot selections that picked a slot no task had used yet (`selected slot
+    by LRU, t_last = -1`, 2026): one per slot at most in each server run."""
 
 
 EMPTY = Story()
@@ -139,7 +146,7 @@ def scan_story(text: str, line_count: int) -> Story:
     and the lines found are numbered in one pass over their offsets."""
     starts: set[int] = set()
     for word in ("n_prompt_tokens", "task.n_tokens", "cache rm", "memory_seq_rm",
-                 "at least 1 token", "f_sim_best"):  # fmt: skip
+                 "at least 1 token", "f_sim_best", "t_last = -1"):  # fmt: skip
         at = text.find(word)
         while at != -1:
             start = text.rfind("\n", 0, at) + 1
@@ -163,6 +170,7 @@ def scan_story(text: str, line_count: int) -> Story:
     kept: list[Fact] = []
     whole: list[Fact] = []
     similarities: list[Similarity] = []
+    fresh: list[int] = []
     for offset in sorted(starts):
         number = numbers.get(offset)
         if number is None:
@@ -180,6 +188,8 @@ def scan_story(text: str, line_count: int) -> Story:
             whole.append(Fact(number, task, int(full.group(1))))
         elif WHOLE_OLD.search(line) is not None:
             whole.append(Fact(number, task, 0))
+        if "t_last = -1" in line and FRESH.search(line) is not None:
+            fresh.append(number)
         if (similar := SIMILARITY.search(line)) is not None:
             slot = SLOT_ID.search(line)
             similarities.append(
@@ -194,9 +204,11 @@ def scan_story(text: str, line_count: int) -> Story:
         (Fact(numbers[at], None, slot) for slot, at in slot_lines.items() if at in numbers),
         key=lambda fact: fact.line,
     )
-    if not (sizes or kept or whole or slots or similarities):
+    if not (sizes or kept or whole or slots or similarities or fresh):
         return EMPTY
-    return Story(tuple(sizes), tuple(kept), tuple(whole), tuple(slots), tuple(similarities))
+    return Story(
+        tuple(sizes), tuple(kept), tuple(whole), tuple(slots), tuple(similarities), tuple(fresh)
+    )
 
 
 class ByTask:
