@@ -149,6 +149,8 @@ def _cancel_prompt(
     chosen: Similarity | None = similarities[at - 1] if at > 0 else None
     if chosen is None or launch_line - chosen.line > 3 or chosen.f_sim <= 0.0005:
         return None
+    if log.story.slots:  # several slots: the release before need not be the chosen slot's
+        return None
     before = bisect.bisect_left(release_lines, chosen.line)
     previous = log.releases[before - 1] if before > 0 else None
     if previous is None or log.run_of(previous.line) != log.run_of(launch_line):
