@@ -51,7 +51,7 @@ def claimed(log: ServerLog, entries: list[dict[str, Any]] | None) -> set[int]:
 @check(
     "prefill.in_log",
     reads=("prefill", "log"),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
     params={"overhead_ms": Number(0, 3_600_000)},
 )
 def in_log(ctx: Context) -> None:

@@ -27,7 +27,7 @@ def first_sentence(text: str) -> str:
 @check(
     "sentence.in_log",
     reads=("sentence", "log"),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
     params={
         "noise_ms": Number(0, 60_000),
         "overhead_ms": Number(0, 3_600_000),

@@ -34,7 +34,7 @@ def _number(timings: dict[str, Any], key: str) -> float | None:
     "sse.in_log",
     reads=("sse", "log"),
     after=("sse.timings_final",),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
 )
 def in_log(ctx: Context) -> None:
     """The stream's final timings are those of one request of the server log: the same

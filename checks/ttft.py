@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 @check(
     "ttft.in_log",
     reads=("ttft", "log"),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
     params={"noise_ms": Number(0, 60_000), "overhead_ms": Number(0, 3_600_000)},
 )
 def in_log(ctx: Context) -> None:

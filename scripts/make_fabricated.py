@@ -426,7 +426,7 @@ CASES: dict[str, tuple[str, Path, Callable[[Path], None], list[str]]] = {
         "jittered every client time by up to 3 % and changed the chatcmpl id",
         REAL / "correct",
         jitter_times,
-        ["prefill.in_log"],
+        ["prefill.in_log|log.one_request_each"],
     ),
     "hand_typed": (
         "typed the JSON files from the lecture's numbers, server.log one `cancel task` line",
@@ -468,7 +468,7 @@ CASES: dict[str, tuple[str, Path, Callable[[Path], None], list[str]]] = {
         "hid the host-memory cache's hit: typed the 12-doc prefill numbers as cache.first",
         REAL / "no_cache_ram_flag",
         hide_no_cache_ram,
-        ["cache.in_log"],
+        ["cache.in_log|log.one_request_each"],
     ),
     "impossible_prefill": (
         "typed a 1,366-token prefill of 3 ms into prefill.json and the log",
@@ -486,7 +486,7 @@ CASES: dict[str, tuple[str, Path, Callable[[Path], None], list[str]]] = {
         "put ttft.json and sentence.json of another run beside this run's files",
         REAL / "correct",
         lambda folder: stitch(folder, REAL / "role_chunk_counted"),
-        ["ttft.in_log", "sentence.in_log"],
+        ["ttft.in_log|log.one_request_each", "sentence.in_log|log.one_request_each"],
     ),
     "stream_of_another_run": (
         "saved sse_raw.txt and chunks.jsonl of another run",
@@ -550,7 +550,8 @@ def main() -> None:
         shutil.copytree(base, folder)
         edit(folder)
         # what else an edit breaks is the edit's business: only its catchers are named
-        others = [c for c in LAB.all_check_ids() if c not in catchers]
+        named = {c for group in catchers for c in group.split("|")}
+        others = [c for c in LAB.all_check_ids() if c not in named]
         entries[f"fabricated/{name}"] = {"must_fail": catchers, "may_fail": others}
         originals[name] = base.relative_to(ROOT).as_posix()
     write_expected("fabricated/", entries)

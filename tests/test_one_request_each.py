@@ -55,11 +55,25 @@ def test_sentence_json_filled_from_a_ttft_runs_numbers_shares_that_runs_request(
     run = load(submission / "ttft.json")["runs"][2]  # type: ignore[index]
     edit(submission / "sentence.json", ttft_ms=run["ttft_ms"], total_ms=run["total_ms"])
     result = grade_folder(submission)
-    assert check_of(result, "sentence.in_log").status == "passed"  # alone, it fits
     check = check_of(result, "log.one_request_each")
     assert (check.status, check.message_id) == ("failed", "log.one_request_each.shared")
     assert check.found == "sentence.json"  # the weaker signature loses the request
     assert "ttft.json /runs/2" in (check.message or "")
+
+
+def test_a_shared_request_leaves_the_numbers_it_would_confirm_unconfirmed(
+    grade_folder, submission: Path
+) -> None:
+    """Alone, sentence.in_log finds the ttft run's request; one request cannot confirm
+    two measurements, so the checks it gates are not counted: the lie scores less than
+    the sentence step left undone."""
+    run = load(submission / "ttft.json")["runs"][2]  # type: ignore[index]
+    edit(submission / "sentence.json", ttft_ms=run["ttft_ms"], total_ms=run["total_ms"])
+    forged = grade_folder(submission)
+    assert check_of(forged, "sentence.in_log").status == "skipped"
+    (submission / "sentence.json").unlink()
+    undone = grade_folder(submission)
+    assert forged.score < undone.score
 
 
 def test_one_ttft_run_written_twice_is_one_request_not_two(grade_folder, submission: Path) -> None:
