@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 
     Request = TaskTiming | Cancel | Release
 
+MOST_MEASUREMENTS = 20
+"""The lab makes 14 measurements. A file with far more (ttft.json and prefill.json take
+any number of entries) is no run of the lab: its own check reports it, and matching
+them all would cost the square of their number times their candidates."""
 UNMATCHED = 1_000.0
 """What leaving a measurement without a request costs: more than any assignment of real
 pairs (each costs at most 1, and there are at most a few dozen)."""
@@ -409,6 +413,10 @@ def one_request_each(ctx: Context) -> None:
         ctx.param("sentence_max_tokens"),
     )
     files = {step: ctx.optional(name) for step, name in STEP_FILES.items()}
+    counted = len((files["ttft"] or {}).get("runs") or []) + len(files["prefill"] or [])
+    if counted + 6 > MOST_MEASUREMENTS:  # the stream, three cache entries, sentence, cancel
+        ctx.record(measurements=counted + 6)
+        return
     found = assign(log, files, settings)
     clearing = found.clearing(log)
     ctx.record(

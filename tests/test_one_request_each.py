@@ -146,3 +146,17 @@ def test_a_cache_step_without_its_clearing_request_has_none(grade_folder) -> Non
     cache.first."""
     check = check_of(graded("no_slot_reset"), "log.one_request_each")
     assert check.status == "passed" and check.data["clearing"] is None
+
+
+def test_a_ttft_json_of_thousands_of_runs_is_no_run_of_the_lab_and_is_not_matched(
+    grade_folder, submission: Path
+) -> None:
+    """Matching them all would cost their square times their candidates; ttft.in_log
+    reports such a file."""
+    ttft = load(submission / "ttft.json")
+    ttft["runs"] = ttft["runs"] * 1000  # type: ignore[index]
+    (submission / "ttft.json").write_text(json.dumps(ttft), "utf-8")
+    check = check_of(grade_folder(submission), "log.one_request_each")
+    assert (
+        check.status == "passed" and check.data["measurements"] == 5009
+    )  # 5,000 runs, 3 prefill, 6 more
