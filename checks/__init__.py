@@ -7,6 +7,7 @@ second lab would be a second package like this one, with no change to `grader/`.
 from __future__ import annotations
 
 from checks import (
+    assignment,
     cache,
     cancel,
     log,
@@ -17,6 +18,7 @@ from checks import (
     sentence,
     server,
     source,
+    story,
     stream,
     submission,
     ttft,
@@ -108,6 +110,7 @@ LAB = Lab(
         submission,
         log_intact,
         log,
+        story,
         server,
         source,
         stream,
@@ -116,6 +119,7 @@ LAB = Lab(
         cache,
         sentence,
         cancel,
+        assignment,
         report,
     ),
     package="checks",

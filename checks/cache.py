@@ -33,7 +33,7 @@ def _full_prompt(ctx: Context) -> int:
     "cache.in_log",
     reads=("cache", "log"),
     uses=("prefill", "sse", "ttft", "sentence"),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
     params={"overhead_ms": Number(0, 3_600_000)},
 )
 def in_log(ctx: Context) -> None:

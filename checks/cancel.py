@@ -118,7 +118,7 @@ def _stories(
 @check(
     "cancel.in_log",
     reads=("cancel", "log"),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
     params={"early_ms": Number(0, 3_600_000), "late_ms": Number(0, 3_600_000)},
 )
 def in_log(ctx: Context) -> None:

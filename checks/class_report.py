@@ -32,6 +32,7 @@ IN_LOG = (
     "cache.in_log",
     "sentence.in_log",
     "cancel.in_log",
+    "log.one_request_each",
 )
 
 CLASS_REPORT = ClassReportSpec(
@@ -46,7 +47,13 @@ CLASS_REPORT = ClassReportSpec(
         FlagRule(
             "log_tampered",
             strong=True,
-            checks=("log.intact", "log.lab_run", "log.plausible", "sse.one_response"),
+            checks=(
+                "log.intact",
+                "log.story",
+                "log.lab_run",
+                "log.plausible",
+                "sse.one_response",
+            ),
             except_note="no_timings",
             label="class_report.flag.log_tampered",
         ),

@@ -249,7 +249,7 @@ def _unaccounted_release(log: ServerLog) -> Fail | None:
 @check(
     "log.intact",
     reads=("log",),
-    confirmed_by=("submission.original",),
+    confirmed_by=("submission.original", "log.story"),
     params={"clock_slack_ms": Number(0, 60_000), "max_print_delay_ms": Number(0, 3_600_000)},
 )
 def intact(ctx: Context) -> None:

@@ -53,7 +53,7 @@ def claimed(log: ServerLog, entries: list[dict[str, Any]] | None) -> set[int]:
     "prefill.in_log",
     reads=("prefill", "log"),
     uses=("sse", "ttft", "cache", "sentence"),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
     params={"overhead_ms": Number(0, 3_600_000)},
 )
 def in_log(ctx: Context) -> None:

@@ -328,10 +328,10 @@ def _checks_formats_llama_log_model_ServerStart(cls, defaults, factories):
 
 def _checks_formats_llama_log_model_ServerLog(cls, defaults, factories):
     """The methods of `checks.formats.llama_log_model.ServerLog`."""
-    (d_launches, d_starts, d_ends) = defaults
+    (d_launches, d_starts, d_ends, d_story) = defaults
     set_field = object.__setattr__
 
-    def __init__(self, line_count: int, timings: tuple[TaskTiming, ...], cancels: tuple[Cancel, ...], releases: tuple[Release, ...], truncated: bool, launches: tuple[Launch, ...] = d_launches, starts: tuple[ServerStart, ...] = d_starts, ends: tuple[int, ...] = d_ends):
+    def __init__(self, line_count: int, timings: tuple[TaskTiming, ...], cancels: tuple[Cancel, ...], releases: tuple[Release, ...], truncated: bool, launches: tuple[Launch, ...] = d_launches, starts: tuple[ServerStart, ...] = d_starts, ends: tuple[int, ...] = d_ends, story: Story = d_story):
         set_field(self, 'line_count', line_count)
         set_field(self, 'timings', timings)
         set_field(self, 'cancels', cancels)
@@ -340,25 +340,140 @@ def _checks_formats_llama_log_model_ServerLog(cls, defaults, factories):
         set_field(self, 'launches', launches)
         set_field(self, 'starts', starts)
         set_field(self, 'ends', ends)
+        set_field(self, 'story', story)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(line_count={self.line_count!r}, timings={self.timings!r}, cancels={self.cancels!r}, releases={self.releases!r}, truncated={self.truncated!r}, launches={self.launches!r}, starts={self.starts!r}, ends={self.ends!r})"
+        return f"{self.__class__.__qualname__}(line_count={self.line_count!r}, timings={self.timings!r}, cancels={self.cancels!r}, releases={self.releases!r}, truncated={self.truncated!r}, launches={self.launches!r}, starts={self.starts!r}, ends={self.ends!r}, story={self.story!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.line_count, self.timings, self.cancels, self.releases, self.truncated, self.launches, self.starts, self.ends) == (other.line_count, other.timings, other.cancels, other.releases, other.truncated, other.launches, other.starts, other.ends)
+            return (self.line_count, self.timings, self.cancels, self.releases, self.truncated, self.launches, self.starts, self.ends, self.story) == (other.line_count, other.timings, other.cancels, other.releases, other.truncated, other.launches, other.starts, other.ends, other.story)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.line_count, self.timings, self.cancels, self.releases, self.truncated, self.launches, self.starts, self.ends))
+        return hash((self.line_count, self.timings, self.cancels, self.releases, self.truncated, self.launches, self.starts, self.ends, self.story))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('line_count', 'timings', 'cancels', 'releases', 'truncated', 'launches', 'starts', 'ends'):
+        if type(self) is cls or name in ('line_count', 'timings', 'cancels', 'releases', 'truncated', 'launches', 'starts', 'ends', 'story'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('line_count', 'timings', 'cancels', 'releases', 'truncated', 'launches', 'starts', 'ends'):
+        if type(self) is cls or name in ('line_count', 'timings', 'cancels', 'releases', 'truncated', 'launches', 'starts', 'ends', 'story'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
+def _checks_formats_llama_log_story_Fact(cls, defaults, factories):
+    """The methods of `checks.formats.llama_log_story.Fact`."""
+    set_line = cls.line.__set__
+    set_task = cls.task.__set__
+    set_value = cls.value.__set__
+
+    def __init__(self, line: int, task: int | None, value: int):
+        set_line(self, line)
+        set_task(self, task)
+        set_value(self, value)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(line={self.line!r}, task={self.task!r}, value={self.value!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.line, self.task, self.value) == (other.line, other.task, other.value)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.line, self.task, self.value))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('line', 'task', 'value'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('line', 'task', 'value'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
+def _checks_formats_llama_log_story_Similarity(cls, defaults, factories):
+    """The methods of `checks.formats.llama_log_story.Similarity`."""
+    set_line = cls.line.__set__
+    set_slot = cls.slot.__set__
+    set_f_sim = cls.f_sim.__set__
+    set_f_keep = cls.f_keep.__set__
+
+    def __init__(self, line: int, slot: int | None, f_sim: float, f_keep: float):
+        set_line(self, line)
+        set_slot(self, slot)
+        set_f_sim(self, f_sim)
+        set_f_keep(self, f_keep)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(line={self.line!r}, slot={self.slot!r}, f_sim={self.f_sim!r}, f_keep={self.f_keep!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.line, self.slot, self.f_sim, self.f_keep) == (other.line, other.slot, other.f_sim, other.f_keep)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.line, self.slot, self.f_sim, self.f_keep))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('line', 'slot', 'f_sim', 'f_keep'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('line', 'slot', 'f_sim', 'f_keep'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
+def _checks_formats_llama_log_story_Story(cls, defaults, factories):
+    """The methods of `checks.formats.llama_log_story.Story`."""
+    (d_sizes, d_kept, d_whole, d_slots, d_similarities, d_fresh) = defaults
+    set_sizes = cls.sizes.__set__
+    set_kept = cls.kept.__set__
+    set_whole = cls.whole.__set__
+    set_slots = cls.slots.__set__
+    set_similarities = cls.similarities.__set__
+    set_fresh = cls.fresh.__set__
+
+    def __init__(self, sizes: tuple[Fact, ...] = d_sizes, kept: tuple[Fact, ...] = d_kept, whole: tuple[Fact, ...] = d_whole, slots: tuple[Fact, ...] = d_slots, similarities: tuple[Similarity, ...] = d_similarities, fresh: tuple[int, ...] = d_fresh):
+        set_sizes(self, sizes)
+        set_kept(self, kept)
+        set_whole(self, whole)
+        set_slots(self, slots)
+        set_similarities(self, similarities)
+        set_fresh(self, fresh)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(sizes={self.sizes!r}, kept={self.kept!r}, whole={self.whole!r}, slots={self.slots!r}, similarities={self.similarities!r}, fresh={self.fresh!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.sizes, self.kept, self.whole, self.slots, self.similarities, self.fresh) == (other.sizes, other.kept, other.whole, other.slots, other.similarities, other.fresh)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.sizes, self.kept, self.whole, self.slots, self.similarities, self.fresh))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('sizes', 'kept', 'whole', 'slots', 'similarities', 'fresh'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('sizes', 'kept', 'whole', 'slots', 'similarities', 'fresh'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -459,7 +574,10 @@ RECORDS = {
     'checks.formats.llama_log_model.Release': (('line', 'task', 'n_tokens', 'time_ms', 'prefixed', 'counter', 'form'), True, True, _checks_formats_llama_log_model_Release),
     'checks.formats.llama_log_model.Launch': (('line', 'task', 'time_ms', 'prefixed'), True, True, _checks_formats_llama_log_model_Launch),
     'checks.formats.llama_log_model.ServerStart': (('line', 'build', 'commit', 'model', 'n_slots', 'n_ctx_slot'), True, True, _checks_formats_llama_log_model_ServerStart),
-    'checks.formats.llama_log_model.ServerLog': (('line_count', 'timings', 'cancels', 'releases', 'truncated', 'launches', 'starts', 'ends'), True, False, _checks_formats_llama_log_model_ServerLog),
+    'checks.formats.llama_log_model.ServerLog': (('line_count', 'timings', 'cancels', 'releases', 'truncated', 'launches', 'starts', 'ends', 'story'), True, False, _checks_formats_llama_log_model_ServerLog),
+    'checks.formats.llama_log_story.Fact': (('line', 'task', 'value'), True, True, _checks_formats_llama_log_story_Fact),
+    'checks.formats.llama_log_story.Similarity': (('line', 'slot', 'f_sim', 'f_keep'), True, True, _checks_formats_llama_log_story_Similarity),
+    'checks.formats.llama_log_story.Story': (('sizes', 'kept', 'whole', 'slots', 'similarities', 'fresh'), True, True, _checks_formats_llama_log_story_Story),
     'checks.source.FunctionHead': (('name', 'is_async', 'line', 'positional', 'defaults'), True, True, _checks_source_FunctionHead),
     'checks.source.Outline': (('functions', 'imports', 'text', 'calls', 'iterates_stream', 'reads_whole_lines', 'newline_literal', 'closes_in_with'), True, True, _checks_source_Outline),
 }

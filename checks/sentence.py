@@ -30,7 +30,7 @@ def first_sentence(text: str) -> str:
     "sentence.in_log",
     reads=("sentence", "log"),
     uses=("sse", "ttft", "prefill", "cache"),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
     params={
         "noise_ms": Number(0, 60_000),
         "noise_share": Number(0, 1),

@@ -37,7 +37,7 @@ def _number(timings: dict[str, Any], key: str) -> float | None:
     reads=("sse", "log"),
     uses=("ttft", "prefill", "cache", "sentence"),
     after=("sse.timings_final",),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
 )
 def in_log(ctx: Context) -> None:
     """The stream's final timings are those of one request of the server log: the same

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     "ttft.in_log",
     reads=("ttft", "log"),
     uses=("sse", "prefill", "cache", "sentence"),
-    confirmed_by=("log.intact", "log.plausible"),
+    confirmed_by=("log.intact", "log.plausible", "log.one_request_each"),
     params={
         "noise_ms": Number(0, 60_000),
         "noise_share": Number(0, 1),

@@ -215,6 +215,102 @@ def hide_two_slots(folder: Path) -> None:
     edit_json(folder, "props.json", change)
 
 
+def sentence_from_a_ttft_run(folder: Path) -> None:
+    """The sentence step not run: sentence.json's times taken from the third ttft run
+    (its first sentence kept at the same share of the answer), report.json to match."""
+    run = json.loads((folder / "ttft.json").read_text("utf-8"))["runs"][2]
+
+    def change(s: dict) -> None:
+        share = (s["first_sentence_ms"] - s["ttft_ms"]) / (s["total_ms"] - s["ttft_ms"])
+        s["ttft_ms"], s["total_ms"] = run["ttft_ms"], run["total_ms"]
+        generated = run["total_ms"] - run["ttft_ms"]
+        s["first_sentence_ms"] = round(run["ttft_ms"] + share * generated, 3)
+
+    edit_json(folder, "sentence.json", change)
+    first = json.loads((folder / "sentence.json").read_text("utf-8"))["first_sentence_ms"]
+    edit_json(folder, "report.json", lambda r: r.update(first_sentence_ms=first))
+
+
+def hide_two_slots_in_log(folder: Path) -> None:
+    """-np 2 hidden in props.json and in the log's start-up line too."""
+    hide_two_slots(folder)
+    edit_text(
+        folder,
+        "server.log",
+        lambda t: t.replace("n_slots = 2, n_ctx_slot = 2048", "n_slots = 1, n_ctx_slot = 4096"),
+    )
+
+
+def _stamp(ms: float) -> str:
+    """llama.cpp's `m.ss.mmm.uuu` time prefix of `ms` since the server started."""
+    us = round(ms * 1000)
+    return f"{us // 60_000_000}.{us // 1_000_000 % 60:02d}.{us // 1000 % 1000:03d}.{us % 1000:03d}"
+
+
+def _time_of(line: str) -> float:
+    m, s, ms, us = line.split(" ", 1)[0].split(".")
+    return (int(m) * 60 + int(s)) * 1000 + int(ms) + int(us) / 1000
+
+
+def type_cancel_over_finished_task(folder: Path) -> None:
+    """Mistake 3 hidden in the log too: the 256-token task's timing block and progress
+    line removed, a prefixed `cancel task` line typed 518 ms after its launch, its
+    release moved right after it (its token count left as the server printed it)."""
+    hide_no_close(folder)
+
+    def change(text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        launch = next(i for i, line in enumerate(lines) if "task 774 | processing task" in line)
+        start = _time_of(lines[launch])
+        release = next(line for line in lines if "task 774 | stop processing" in line)
+        kept = [line for line in lines if "task 774 |" not in line or "processing task" in line]
+        at = kept.index(lines[launch]) + 1
+        kept[at:at] = [
+            f"{_stamp(start + 517.9)} W srv          stop: cancel task, id_task = 774\n",
+            f"{_stamp(start + 518.4)} I" + release.split(" I", 1)[1],
+        ]
+        return "".join(kept)
+
+    edit_text(folder, "server.log", change)
+
+
+def hide_no_cache_ram_in_log(folder: Path) -> None:
+    """The host cache's whole-prompt hit of cache.first rewritten as a cold prefill: the
+    block at the 12-document prefill's own ms per token, its totals recomputed, every
+    later time stamp shifted by the added time, cache.json and report.json to match."""
+    text = (folder / "server.log").read_text("utf-8")
+    prefill = re.search(r"prompt eval time =\s+([\d.]+) ms /\s+1366 tokens", text)
+    block = re.search(
+        r"task 554 \| prompt eval time =\s+([\d.]+) ms /\s+1 tokens.*\n(.*\n)"
+        r"(.*total time =\s+([\d.]+) ms /\s+(\d+) tokens)",
+        text,
+    )
+    assert prefill is not None and block is not None
+    rate = float(prefill.group(1)) / 1366
+    prompt_ms = round(rate * 1366, 2)
+    added = prompt_ms - float(block.group(1))
+    total = round(float(block.group(4)) + added, 2)
+    new_block = (
+        f"task 554 | prompt eval time = {prompt_ms:10.2f} ms /  1366 tokens "
+        f"({rate:8.2f} ms per token, {1000 / rate:8.2f} tokens per second)\n"
+        + block.group(2)
+        + block.group(3).replace(block.group(4), f"{total:.2f}").replace(
+            f"/    {block.group(5)} tokens", f"/  {1365 + int(block.group(5))} tokens"
+        )
+    )
+    text = text.replace(block.group(0), new_block)
+    lines = text.splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if "task 554 | prompt eval time" in line)
+    shifted = lines[:first] + [
+        f"{_stamp(_time_of(line) + added)}{line[line.index(' '):]}" if line[:1].isdigit() else line
+        for line in lines[first:]
+    ]
+    (folder / "server.log").write_text("".join(shifted), "utf-8")
+    cache = json.loads((folder / "cache.json").read_text("utf-8"))
+    ttft = round(cache["first"]["ttft_ms"] + added, 3)
+    edit_json(folder, "cache.json", lambda c: c.update(first={"prompt_n": 1366, "ttft_ms": ttft}))
+
+
 def stitch(
     folder: Path, other: Path, files: tuple[str, ...] = ("ttft.json", "sentence.json")
 ) -> None:
@@ -330,7 +426,7 @@ CASES: dict[str, tuple[str, Path, Callable[[Path], None], list[str]]] = {
         "jittered every client time by up to 3 % and changed the chatcmpl id",
         REAL / "correct",
         jitter_times,
-        ["prefill.in_log"],
+        ["prefill.in_log|log.one_request_each"],
     ),
     "hand_typed": (
         "typed the JSON files from the lecture's numbers, server.log one `cancel task` line",
@@ -372,7 +468,7 @@ CASES: dict[str, tuple[str, Path, Callable[[Path], None], list[str]]] = {
         "hid the host-memory cache's hit: typed the 12-doc prefill numbers as cache.first",
         REAL / "no_cache_ram_flag",
         hide_no_cache_ram,
-        ["cache.in_log"],
+        ["cache.in_log|log.one_request_each"],
     ),
     "impossible_prefill": (
         "typed a 1,366-token prefill of 3 ms into prefill.json and the log",
@@ -390,7 +486,7 @@ CASES: dict[str, tuple[str, Path, Callable[[Path], None], list[str]]] = {
         "put ttft.json and sentence.json of another run beside this run's files",
         REAL / "correct",
         lambda folder: stitch(folder, REAL / "role_chunk_counted"),
-        ["ttft.in_log", "sentence.in_log"],
+        ["ttft.in_log|log.one_request_each", "sentence.in_log|log.one_request_each"],
     ),
     "stream_of_another_run": (
         "saved sse_raw.txt and chunks.jsonl of another run",
@@ -418,6 +514,30 @@ CASES: dict[str, tuple[str, Path, Callable[[Path], None], list[str]]] = {
         hide_two_slots,
         ["log.lab_run"],
     ),
+    "sentence_from_a_ttft_run": (
+        "did not run the sentence step: sentence.json's times are the third ttft run's",
+        REAL / "correct",
+        sentence_from_a_ttft_run,
+        ["log.one_request_each"],
+    ),
+    "two_slots_hidden_in_log": (
+        "ran the server with -np 2, edited props.json and the log's start-up line to one slot",
+        UNPUBLISHED / "two_slots",
+        hide_two_slots_in_log,
+        ["log.story"],
+    ),
+    "cancel_typed_over_a_finished_task": (
+        "kept the connection open, removed the task's timing block and typed a `cancel task`",
+        REAL / "no_close_on_cancel",
+        type_cancel_over_finished_task,
+        ["log.story"],
+    ),
+    "cache_hit_rewritten_as_cold": (
+        "hid the host cache's hit in cache.first by rewriting its block as a cold prefill",
+        REAL / "no_cache_ram_flag",
+        hide_no_cache_ram_in_log,
+        ["log.story"],
+    ),
 }
 
 
@@ -430,7 +550,8 @@ def main() -> None:
         shutil.copytree(base, folder)
         edit(folder)
         # what else an edit breaks is the edit's business: only its catchers are named
-        others = [c for c in LAB.all_check_ids() if c not in catchers]
+        named = {c for group in catchers for c in group.split("|")}
+        others = [c for c in LAB.all_check_ids() if c not in named]
         entries[f"fabricated/{name}"] = {"must_fail": catchers, "may_fail": others}
         originals[name] = base.relative_to(ROOT).as_posix()
     write_expected("fabricated/", entries)

@@ -18,6 +18,7 @@ from tests.conftest import ROOT, tables_made_here
 
 CHECK_PATH = {
     "checks",
+    "checks.assignment",
     "checks.cache",
     "checks.cancel",
     "checks.coverage",
@@ -28,6 +29,7 @@ CHECK_PATH = {
     "checks.formats.llama_log_events",
     "checks.formats.llama_log_lines",
     "checks.formats.llama_log_model",
+    "checks.formats.llama_log_story",
     "checks.formats.llama_log_text",
     "checks.formats.server_log",
     "checks.log",
@@ -43,6 +45,7 @@ CHECK_PATH = {
     "checks.sentence",
     "checks.server",
     "checks.source",
+    "checks.story",
     "checks.stream",
     "checks.submission",
     "checks.ttft",

@@ -156,6 +156,7 @@ from checks.formats.llama_log_model import (
     ServerStart,
     TaskTiming,
 )
+from checks.formats.llama_log_story import scan_story
 from checks.formats.llama_log_text import (
     Lines,
     field_task,
@@ -361,4 +362,5 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
         launches=tuple(launches),
         starts=starts.result(),
         ends=tuple(ends),
+        story=scan_story(text, lines.count),
     )

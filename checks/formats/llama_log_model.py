@@ -16,6 +16,8 @@ import bisect
 from functools import cached_property
 from operator import attrgetter
 
+from checks.formats.llama_log_story import EMPTY as EMPTY_STORY
+from checks.formats.llama_log_story import Story
 from grader.records import record
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
@@ -141,6 +143,10 @@ class ServerLog:
     """One per server run, in log order (a log a server restarted into holds several)."""
     ends: tuple[int, ...] = ()
     """Lines of the end-of-run line (`cleaning up before exit`)."""
+    story: Story = EMPTY_STORY
+    """What the log says beside its timing blocks: prompt sizes, the part of each prompt
+    kept from the cache, whole prompts found there, the slots used
+    (`checks.formats.llama_log_story`)."""
 
     def run_of(self, line: int) -> int:
         """Which server run `line` belongs to: the number of runs started at or before it
