@@ -431,7 +431,12 @@ def main() -> None:
         edit(folder)
         # what else an edit breaks is the edit's business: only its catchers are named
         others = [c for c in LAB.all_check_ids() if c not in catchers]
-        entries[f"fabricated/{name}"] = {"must_fail": catchers, "may_fail": others}
+        # every base is a run the project publishes (`checks/runs.json`): with the
+        # shipped registry `submission.original` knows it first; its catchers catch it
+        # as a student's own run (the tests grade with a registry without their runs)
+        must = [f"{c}|submission.original" for c in catchers]
+        others = [c for c in others if c != "submission.original"]
+        entries[f"fabricated/{name}"] = {"must_fail": must, "may_fail": others}
         originals[name] = base.relative_to(ROOT).as_posix()
     write_expected("fabricated/", entries)
     (FABRICATED / "ORIGINALS.json").write_text(json.dumps(originals, indent=2) + "\n", "utf-8")
