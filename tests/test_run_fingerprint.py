@@ -51,14 +51,15 @@ def times_of(folder: Path) -> list[float]:
     return [json.loads(line)["t_ms"] for line in lines if line.strip()]
 
 
-def forge(source: Path, target: Path, factor: float) -> Path:
+def forge(source: Path, target: Path, factor: float, indent: int = 3) -> Path:
     """A copy of `source` as a forger who read the source would hand it in: every time
     in the log and in chunks.jsonl times `factor`, chunks.jsonl re-indented, the stream's
-    chatcmpl id new, the log's last line dropped, every JSON file re-indented."""
+    chatcmpl id new, the log's last line dropped, every JSON file re-indented (`indent`
+    spaces: another forger, other bytes)."""
     shutil.copytree(source, target)
     for name in ("ttft", "prefill", "cache", "sentence", "cancel", "report"):
         path = target / f"{name}.json"
-        path.write_text(json.dumps(json.loads(path.read_text("utf-8")), indent=3), "utf-8")
+        path.write_text(json.dumps(json.loads(path.read_text("utf-8")), indent=indent), "utf-8")
     log = (target / "server.log").read_text("utf-8")
     log = TIME.sub(lambda m: f"{float(m.group(1)) * factor:.2f}{m.group(2)}", log)
     (target / "server.log").write_text("\n".join(log.splitlines()[:-1]) + "\n", "utf-8")
@@ -70,7 +71,7 @@ def forge(source: Path, target: Path, factor: float) -> Path:
     )
     sse = (target / "sse_raw.txt").read_text("utf-8")
     (target / "sse_raw.txt").write_text(
-        re.sub(r"chatcmpl-[A-Za-z0-9]+", "chatcmpl-forged0000000000000000000000", sse), "utf-8"
+        re.sub(r"chatcmpl-[A-Za-z0-9]+", f"chatcmpl-forged{indent:022d}", sse), "utf-8"
     )
     return target
 
