@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import pairwise
+from operator import itemgetter
 
 GAP_BANDS = 8
 """Keys made of the stream's rhythm."""
@@ -53,15 +54,19 @@ _SEED = 24
 
 
 @cache
-def _direction(bit: int, length: int) -> tuple[float, ...]:
-    """The fixed pseudo-random direction of one bit over `length` gaps: each coordinate
+def _plus(bit: int, length: int) -> Callable[[Sequence[float]], tuple[float, ...]]:
+    """The fixed pseudo-random direction of one bit over `length` gaps, each coordinate
     +1 or -1 (a random sign projection is as good for the angle as a Gaussian one, and
-    costs one hash, not a random number per gap, when a grade starts). Its first values do
-    not depend on `length`."""
+    costs one hash when a grade starts, not a random number per gap), as the getter of
+    the gaps where it is +1: a shape's projection on it is twice their sum less the sum
+    of the whole shape. Its first coordinates do not depend on `length`."""
     stream = hashlib.shake_128(b"run-rhythm %d" % (_SEED * 1_000_003 + bit)).digest(
         (length + 7) // 8
     )
-    return tuple(1.0 if stream[i >> 3] >> (i & 7) & 1 else -1.0 for i in range(length))
+    plus = [i for i in range(length) if stream[i >> 3] >> (i & 7) & 1]
+    if len(plus) < 2:  # itemgetter of one index gives the value, not a tuple of it
+        return lambda shape: tuple(shape[i] for i in plus)
+    return itemgetter(*plus)
 
 
 def gap_shape(times: Sequence[float]) -> list[float]:
@@ -104,12 +109,12 @@ def rhythm_keys(times: Sequence[float]) -> list[str]:
     if not shape:
         return []
     keys = []
+    total, length = sum(shape), len(shape)
     for band in range(GAP_BANDS):
-        bits = []
-        for bit in range(GAP_BITS):
-            direction = _direction(band * GAP_BITS + bit, len(shape))
-            bits.append(sum(s * d for s, d in zip(shape, direction, strict=True)) >= 0)
-        keys.append(_digest(f"r{band}", (len(shape), tuple(bits))))
+        bits = tuple(
+            2 * sum(_plus(band * GAP_BITS + bit, length)(shape)) >= total for bit in range(GAP_BITS)
+        )
+        keys.append(_digest(f"r{band}", (length, bits)))
     return keys
 
 
