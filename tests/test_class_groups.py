@@ -294,3 +294,23 @@ def test_the_report_finds_the_groups_itself_when_the_results_changed_since(tmp_p
     batch_main([str(classroom), "--out", str(out), "--jobs", "1"])
     (out / "results" / "bob.json").unlink()
     assert load_class(out).integrity is None
+
+
+def test_a_large_class_is_never_compared_pair_by_pair(monkeypatch) -> None:
+    """3,000 students (4.5 million pairs): the timings of at most the sample's pairs and a
+    few per student are compared."""
+    import grader.class_report.groups as groups
+
+    calls = 0
+    near = groups._near
+
+    def counted(a, b, within):
+        nonlocal calls
+        calls += 1
+        return near(a, b, within)
+
+    monkeypatch.setattr(groups, "_near", counted)
+    students = [*_pod_class(2_000), *(_rescaled_copy(f"c{n:04d}", 1.012**n) for n in range(1_000))]
+    found, _ = find_groups(students, SPEC)
+    assert [len(g.members) for g in found] == [1_000]
+    assert calls <= groups.SAMPLE_PAIRS + 10 * len(students)

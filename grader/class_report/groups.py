@@ -15,7 +15,7 @@ linked that way are one group: one finding with its members and evidence, howeve
 share the run (1,000 copies are one group, not 499,500 pairs). The work and the output
 grow with the class, not its square.
 
-How many near timings make a link is read off the class itself (`near_needed`), from a
+How many near timings make a link is read off the class itself (`near_needed_of`), from a
 fixed sample of its pairs (`SAMPLE_PAIRS`), not from all of them.
 """
 

@@ -55,7 +55,7 @@ def _strings_of(student: Student, where: Sequence[tuple[str, str]]) -> set[str]:
 
 FIT_PAIRS = 100
 """The fewest pairs a count of near timings needs for the class to measure how often
-chance gives it (`near_needed`): a hundred pairs tell their share to about a tenth."""
+chance gives it (`near_needed_of`): a hundred pairs tell their share to about a tenth."""
 
 
 def near_needed_of(pairs_at: Counter[int], scale: float, positions: int, spec: PairSpec) -> int:
