@@ -27,12 +27,13 @@ are made.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import pairwise
 from operator import itemgetter
+
+from grader.sha import sha256_hex
 
 GAP_BANDS = 8
 """Keys made of the stream's rhythm."""
@@ -53,17 +54,33 @@ _SEED = 24
 """The seed of the hyperplanes: fixed, so a key means the same in every grade."""
 
 
+_MASK = (1 << 64) - 1
+
+
+def _signs(seed: int, length: int) -> list[bool]:
+    """`length` pseudo-random signs from `seed` (splitmix64: plain integer arithmetic, so
+    a grade imports no hash library for it)."""
+    out: list[bool] = []
+    state = seed & _MASK
+    while len(out) < length:
+        state = (state + 0x9E3779B97F4A7C15) & _MASK
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z ^= z >> 31
+        out.extend(bool(z >> i & 1) for i in range(64))
+    return out[:length]
+
+
 @cache
 def _plus(bit: int, length: int) -> Callable[[Sequence[float]], tuple[float, ...]]:
     """The fixed pseudo-random direction of one bit over `length` gaps, each coordinate
     +1 or -1 (a random sign projection is as good for the angle as a Gaussian one, and
-    costs one hash when a grade starts, not a random number per gap), as the getter of
-    the gaps where it is +1: a shape's projection on it is twice their sum less the sum
-    of the whole shape. Its first coordinates do not depend on `length`."""
-    stream = hashlib.shake_128(b"run-rhythm %d" % (_SEED * 1_000_003 + bit)).digest(
-        (length + 7) // 8
-    )
-    plus = [i for i in range(length) if stream[i >> 3] >> (i & 7) & 1]
+    costs a few integer operations when a grade starts, not a random number per gap), as
+    the getter of the gaps where it is +1: a shape's projection on it is twice their sum
+    less the sum of the whole shape. Its first coordinates do not depend on `length`."""
+    signs = _signs(_SEED * 1_000_003 + bit, length)
+    plus = [i for i in range(length) if signs[i]]
     if len(plus) < 2:  # itemgetter of one index gives the value, not a tuple of it
         return lambda shape: tuple(shape[i] for i in plus)
     return itemgetter(*plus)
@@ -100,7 +117,7 @@ def correlation(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def _digest(kind: str, parts: object) -> str:
-    return kind + ":" + hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+    return kind + ":" + sha256_hex(repr(parts).encode())[:16]
 
 
 def rhythm_keys(times: Sequence[float]) -> list[str]:

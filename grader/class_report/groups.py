@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,19 +118,33 @@ def sampled_near(graded: Sequence[Compared], near: float) -> tuple[Counter[int],
     return counts, total / SAMPLE_PAIRS
 
 
-def _timing_tokens(timings: Sequence[float | None], near: float) -> list[str]:
+def _timing_tokens(timings: Sequence[float | None], near: float) -> list[tuple[int, ...]]:
     """The timing buckets of a student: each band of `TIMING_BAND` positions, its values'
-    cells on a logarithmic grid twice `near` wide, on two grids half a cell apart."""
+    cells on a logarithmic grid twice `near` wide, on two grids half a cell apart (a tuple
+    of ints: its first position, its grid, its cells)."""
     step = math.log1p(2 * near)
     tokens = []
     for start in range(0, len(timings) - TIMING_BAND + 1, TIMING_BAND):
         band = timings[start : start + TIMING_BAND]
         if any(v is None or not v > 0 for v in band):
             continue
-        for offset in (0.0, 0.5):
-            cells = ",".join(str(math.floor(math.log(v) / step + offset)) for v in band if v)
-            tokens.append(f"t{start}:{offset}:{cells}")
+        logs = [math.log(v) / step for v in band if v]
+        tokens.append((start, 0, *(math.floor(x) for x in logs)))
+        tokens.append((start, 1, *(math.floor(x + 0.5) for x in logs)))
     return tokens
+
+
+def _put(buckets: dict[Any, Any], key: object, number: int) -> None:
+    """Add student `number` to a bucket: a lone member is kept as its number, a list made
+    only when a second one comes (most buckets of a class have one member)."""
+    found = buckets.get(key)
+    if found is None:
+        buckets[key] = number
+    elif isinstance(found, int):
+        if found != number:
+            buckets[key] = [found, number]
+    elif found[-1] != number:
+        found.append(number)
 
 
 class _Links:
@@ -168,17 +182,22 @@ def find_groups(graded: Sequence[Compared], spec: PairSpec) -> tuple[list[Group]
         needed = near_needed_of(histogram, scale, positions, spec)
     else:
         needed = max(spec.max_near + 1, positions + 1)
-    buckets: dict[str, list[int]] = {}
+    # one dict of buckets per kind, keyed by the values themselves (no string made per
+    # value): a file's (name, sha256), an id, a fingerprint key, a timing band's cells
+    files: dict[Any, Any] = {}
+    ids: dict[Any, Any] = {}
+    keyed: dict[Any, Any] = {}
+    timed: dict[Any, Any] = {}
     for number, one in enumerate(students):
-        for name, sha in one.files:
-            buckets.setdefault(f"f{name}\0{sha}", []).append(number)
+        for pair in one.files:
+            _put(files, pair, number)
         for ident in one.ids:
-            buckets.setdefault(f"i{ident}", []).append(number)
-        for key in set(one.keys):
-            buckets.setdefault(f"k{key}", []).append(number)
+            _put(ids, ident, number)
+        for key in one.keys:
+            _put(keyed, key, number)
         if needed <= positions:
             for token in _timing_tokens(one.timings, spec.near):
-                buckets.setdefault(token, []).append(number)
+                _put(timed, token, number)
     links = _Links(size)
     key_sets: dict[int, frozenset[str]] = {}
     verdicts: dict[tuple[int, int], bool] = {}
@@ -214,31 +233,38 @@ def find_groups(graded: Sequence[Compared], spec: PairSpec) -> tuple[list[Group]
         verdicts[pair] = result
         return result
 
-    for token, members in buckets.items():
-        if len(members) < 2:
-            continue
-        kind = token[0]
-        if kind in "fi":  # the same file, the same id: one run, no more to ask
-            value = token[1:].split("\0")[0]
-            target = links.files if kind == "f" else links.ids
-            for m in members:
-                target.setdefault(m, set()).add(value)
-                links.join(members[0], m)
-            continue
-        kind = "k" if kind == "k" else "t"
-        left = members
-        for _ in range(REPRESENTATIVES):
-            first, rest = left[0], left[1:]
-            missed = []
-            for m in rest:
-                if links.root(m) == links.root(first) or linked(kind, first, m):
-                    links.join(first, m)
-                else:
-                    missed.append(m)
-            if len(missed) < 2:
-                break
-            left = missed
+    for kind, buckets in (("f", files), ("i", ids), ("k", keyed), ("t", timed)):
+        for token, members in buckets.items():
+            if isinstance(members, int):
+                continue
+            if kind in "fi":  # the same file, the same id: one run, no more to ask
+                value = token[0] if kind == "f" else token
+                target = links.files if kind == "f" else links.ids
+                for m in members:
+                    target.setdefault(m, set()).add(value)
+                    links.join(members[0], m)
+            else:
+                _link_bucket(kind, members, links, linked)
     return _groups(students, links), needed
+
+
+def _link_bucket(
+    kind: str, members: list[int], links: _Links, linked: Callable[[str, int, int], bool]
+) -> None:
+    """Join the members of a fingerprint or timing bucket that `linked` says are one run
+    with the bucket's first member (then the first of those that were not, ...)."""
+    left = members
+    for _ in range(REPRESENTATIVES):
+        first, rest = left[0], left[1:]
+        missed = []
+        for m in rest:
+            if links.root(m) == links.root(first) or linked(kind, first, m):
+                links.join(first, m)
+            else:
+                missed.append(m)
+        if len(missed) < 2:
+            break
+        left = missed
 
 
 def _groups(students: Sequence[Compared], links: _Links) -> list[Group]:
