@@ -29,9 +29,10 @@ EXPECTED.json. Unlike the published samples they are not in the sample registry,
 copy of one stands for a student's own honest run."""
 CORRECT = REAL / "correct"
 TESTS_OWN_RUNS = sorted(
-    log.parent
-    for log in (ROOT / "tests" / "data").rglob("server.log")
-    if "real" in log.parts or "unpublished" in log.parts
+    folder
+    for base in ("real", "unpublished", "eras/real_runs")
+    for folder in (ROOT / "tests" / "data" / base).iterdir()
+    if (folder / "server.log").is_file()
 )
 """The tests' own real captures (`tests/data/real`, `unpublished`, the era runs): the
 project publishes them, so the run registry knows them (`checks/runs.json`), but here a
