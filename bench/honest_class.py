@@ -1,11 +1,20 @@
-"""A class of distinct, honest submissions for the batch benchmark, made from real runs.
+"""A class of distinct submissions for the batch benchmark, made from real runs.
 
-Every generated student is one of the real captures of `tests/data/real/` (the CEO's
-fixtures, which are no published sample) as another student's run of the same lab would
-have made it: every file differs in bytes from every other student's, and everything the
-grader corroborates still agrees, so each student gets exactly the verdict of the run it
-came from, no integrity flag, and no classmate it pairs with. The benchmark then measures
-the normal path of grading (every check run), not an early refusal.
+It is no laundering tool: a generated student keeps the rhythm of its base's stream (its
+decoding is rescaled as a whole), which is the base's fingerprint (`checks.fingerprint`),
+so the grader knows every student it makes as the published run it came from
+(`submission.original` fails, naming it), and a class of them is one group per base
+(`grader.class_report.groups`). The benchmark grades them as the project's tests grade
+their own captures, with a run registry that does not know the bases
+(`checks.runs.OVERRIDE`), so that every check runs; `copy_group` makes the byte-distinct,
+rescaled copies of one run whose grouping the benchmark measures.
+
+Every generated student is one of the real captures of `tests/data/real/` (published:
+the run registry knows them) re-timed: every file differs in bytes from every other
+student's, and everything the grader corroborates still agrees, so, graded with a
+registry that does not know the bases, each student gets exactly the verdict of the run
+it came from. The benchmark then measures the normal path of grading (every check run),
+not an early refusal.
 
 What changes, per student (seeded; the same seed gives the same class):
 
@@ -92,9 +101,31 @@ class Base:
     sentence_task: int
 
 
-def bases() -> list[Base]:
-    """The real captures of tests/data/real, each graded once for its task mapping."""
+def registry_without_bases() -> str:
+    """A run registry without the bases' runs, in a temporary file, now in use
+    (`checks.runs.OVERRIDE`, also for the graders this process starts): the generated
+    students are graded as their bases would be if they were a student's own runs."""
+    import os
+    import tempfile
+
     sys.path.insert(0, str(ROOT))
+    from checks.runs import OVERRIDE, preload, without_runs_of
+
+    if os.environ.get(OVERRIDE):
+        return os.environ[OVERRIDE]
+    runs = without_runs_of(sorted(p for p in REAL.iterdir() if p.is_dir()))
+    handle, path = tempfile.mkstemp(prefix="runs-without-bases-", suffix=".json")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump({"runs": runs}, out)
+    os.environ[OVERRIDE] = path
+    preload()
+    return path
+
+
+def bases() -> list[Base]:
+    """The real captures of tests/data/real, each graded once for its task mapping (with
+    a registry that does not know them, `registry_without_bases`)."""
+    registry_without_bases()
     from checks import LAB
     from grader.grade import grade
     from grader.rubric import load_lab_rubric
@@ -274,15 +305,22 @@ def _whitespace(number: int) -> str:
     return "".join("\t" if number >> i & 1 else " " for i in range(bits)) + "\n"
 
 
-def student(base: Base, target: Path, number: int, rng: random.Random) -> None:
-    """Write student `number` of `base` into `target` (a new folder)."""
+def student(
+    base: Base, target: Path, number: int, rng: random.Random, factor: float | None = None
+) -> None:
+    """Write student `number` of `base` into `target` (a new folder); with `factor`, a
+    plain copy of the run with every time of every request times `factor` (`copy_group`)."""
     shutil.copytree(base.folder, target)
     text: Callable[[str], str] = lambda name: (target / name).read_text("utf-8")  # noqa: E731
     log = text("server.log")
     cancel_task = _last_task(log)
-    pod = Speed(_draw(rng, POD), _draw(rng, POD))
+    pod = Speed(_draw(rng, POD), _draw(rng, POD)) if factor is None else Speed(factor, factor)
     speeds = {
-        t: Speed(pod.prompt * _draw(rng, MOMENT), pod.decode * _draw(rng, MOMENT))
+        t: (
+            Speed(pod.prompt * _draw(rng, MOMENT), pod.decode * _draw(rng, MOMENT))
+            if factor is None
+            else pod
+        )
         for t in _timed_tasks(log)
         if t != cancel_task
     }
@@ -393,6 +431,25 @@ def _stream(text: str, speed: Speed, rng: random.Random) -> tuple[str, dict[str,
         return '"timings":' + json.dumps(data, separators=(",", ":"))
 
     return _TIMINGS.sub(timings, text), precise
+
+
+def copy_group(
+    out: Path, count: int, base_name: str = "correct", seed: int = 17, rescaled: bool = True
+) -> list[Path]:
+    """`count` students in `out/copy-<number>` who all hand in the one real run
+    `base_name`, each with every time rescaled (1.2 % apart: x 0.7 * 1.012 ** (n % 80),
+    nudged by 0.01 % per 80), its own ids and whitespace: byte-distinct copies, which the
+    class report must find as one group (`grader.class_report.groups`). Not `rescaled`:
+    every time as it was (the ids, whitespace and cancel's microseconds differ)."""
+    rng = random.Random(seed)
+    base = next(b for b in bases() if b.folder.name == base_name)
+    made = []
+    for number in range(count):
+        factor = 0.7 * 1.012 ** (number % 80) * (1 + 1e-4 * (number // 80)) if rescaled else 1.0
+        target = out / f"copy-{number:05d}"
+        student(base, target, number, rng, factor)
+        made.append(target)
+    return made
 
 
 def make_class(out: Path, count: int, seed: int = 13) -> list[Path]:

@@ -31,9 +31,13 @@ other work slows down slows both; the table gives the median and the interquarti
    `checks/rubric.toml [limits]` over the lab's declared defaults), the same with every
    timing block of the log its own, and refusing a 1 GB log.
 5. Growth with input size: sse_raw.txt events and server.log lines.
+6. `grader batch` of classes with copy groups (`bench/honest_class.py` `copy_group`):
+   N byte-distinct copies of one run rescaled 1.2 % apart, the same not rescaled, and a
+   class of 5 N: the N copies and 4 N generated students: time, peak memory, summary.json and
+   gradebook.csv (all linear in the class: one group, each student named once).
 
 Usage: python bench/run.py [--venv DIR [--reinstall]] [--rounds N] [--batch N] [--quick]
-                           [--only SECTION...] [--no-write]
+                           [--copies N] [--only SECTION...] [--no-write]
 """
 
 from __future__ import annotations
@@ -293,8 +297,10 @@ def in_process(venv: Venv, repeat: int, work: Path) -> list[str]:
 
 def batch(venv: Venv, count: int, rounds: int, work: Path) -> list[str]:
     sys.path.insert(0, str(ROOT))
-    from bench.honest_class import make_class
+    from bench.honest_class import make_class, registry_without_bases
+    from checks.runs import OVERRIDE
 
+    ENV[OVERRIDE] = registry_without_bases()  # every check runs: the bases are unknown
     klass = work / "class"
     made = make_class(klass, count)
     rows = ["| jobs | submissions | wall time (median) | submissions/s (median, IQR) |",
@@ -327,16 +333,70 @@ def batch(venv: Venv, count: int, rounds: int, work: Path) -> list[str]:
     speedup = [one / two for one, two in zip(seconds[1], seconds[2], strict=True)]
     scores = summary.get("score", {})
     integrity = summary.get("integrity", {})
+    groups = integrity.get("groups", [])
     rows += [
         "",
         f"- `--jobs 2` ÷ `--jobs 1` throughput: {ratio_cell(speedup)}",
         f"- the class: {summary.get('graded')} graded, scores {scores.get('min')}–"
         f"{scores.get('max')} (each its real base's), "
         f"{len(integrity.get('flags', {}))} students flagged, "
-        f"{len(integrity.get('pairs', []))} pairs (near-identical timings made a pair from "
+        f"{len(groups)} groups of one run (each base's students: "
+        f"{sorted(len(g['members']) for g in groups)}; near-identical timings link from "
         f"{integrity.get('near_timings_needed')} of 22 within 0.5%, what chance gives this "
         "class)",
     ]
+    return rows
+
+
+def copies(venv: Venv, count: int, work: Path) -> list[str]:
+    """`grader batch` of classes with copy groups: `count` byte-distinct copies of one
+    run, rescaled 1.2 % apart, then the same count not rescaled (every time kept: the
+    quadratic case of a pairwise comparison), then a class of 5 x `count`: the copies
+    (`bench.honest_class.copy_group`) and 4 x `count` students of `make_class`: time,
+    peak memory of the batch, and the size of summary.json and gradebook.csv."""
+    sys.path.insert(0, str(ROOT))
+    import resource
+
+    from bench.honest_class import copy_group, make_class, registry_without_bases
+    from checks.runs import OVERRIDE
+
+    ENV[OVERRIDE] = registry_without_bases()
+    classes = {
+        f"{count} copies, rescaled": lambda d: copy_group(d, count),
+        f"{count} copies, times kept": lambda d: copy_group(d, count, rescaled=False),
+        f"{5 * count}: {count} copies + {4 * count} generated": lambda d: (
+            copy_group(d, count) + make_class(d, 4 * count)
+        ),
+    }
+    rows = ["| class | wall time | per student | peak memory | summary.json | gradebook.csv "
+            "| groups (largest) |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for label, make in classes.items():
+        klass = work / "copies"
+        shutil.rmtree(klass, ignore_errors=True)
+        made = make(klass)
+        out = work / "copies-out"
+        shutil.rmtree(out, ignore_errors=True)
+        start = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        done = subprocess.run(
+            [venv.grader, "batch", str(klass), "--out", str(out), "--jobs", "1",
+             "--no-progress"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV, cwd=work,
+        )  # fmt: skip
+        seconds = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        if done.returncode != 0:
+            raise SystemExit(f"grader batch failed ({done.returncode}): {done.stderr}")
+        summary = json.loads((out / "summary.json").read_text("utf-8"))
+        groups = summary["integrity"]["groups"]
+        largest = max((len(g["members"]) for g in groups), default=0)
+        rows.append(
+            f"| {label} | {seconds:.1f} s | {1000 * seconds / len(made):.1f} ms | "
+            f"{'≥ ' if peak == before else ''}{peak / 1024:.0f} MB | "
+            f"{(out / 'summary.json').stat().st_size / 1e6:.2f} MB | "
+            f"{(out / 'gradebook.csv').stat().st_size / 1e6:.2f} MB | "
+            f"{len(groups)} ({largest}) |"
+        )
     return rows
 
 
@@ -570,11 +630,12 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=2_000, help="students in the class")
     parser.add_argument("--batch-rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="few rounds, a class of 200")
-    parser.add_argument("--only", nargs="+", type=int, choices=range(1, 6), metavar="N")
+    parser.add_argument("--copies", type=int, default=2_000, help="copies of one run")
+    parser.add_argument("--only", nargs="+", type=int, choices=range(1, 7), metavar="N")
     parser.add_argument("--no-write", action="store_true", help="don't write docs/benchmarks.md")
     args = parser.parse_args()
     if args.quick:
-        args.rounds, args.batch, args.batch_rounds = 8, 200, 1
+        args.rounds, args.batch, args.batch_rounds, args.copies = 8, 200, 1, 200
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
         work = Path(tmp)
         venv = Venv.build(args.venv or work / "venv", args.reinstall)
@@ -586,6 +647,7 @@ def main() -> int:
              lambda: batch(venv, args.batch, args.batch_rounds, work)),
             ("4. Near the caps: time and peak memory", lambda: memory(venv, work)),
             ("5. Growth with input size", lambda: growth(venv, work)),
+            ("6. Classes with copy groups", lambda: copies(venv, args.copies, work)),
         ]  # fmt: skip
         out = [
             "# Benchmarks",

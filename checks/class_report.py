@@ -15,13 +15,16 @@ prefill, a connection kept open, an answer that ended before the close) is consi
 with the log: no flag. Their descriptions are `class_report.flag.<key>` in
 messages/<lang>.toml.
 
-Pairs: two students who share a measured file byte for byte, or their stream's chatcmpl
-id, or more of their timings within 0.5 % than chance gives a class of their size (more
-than 5 in any class; `grader.class_report.pairs.near_needed`), handed in one run.
+Groups: students who share a measured file byte for byte, or their stream's chatcmpl id,
+or `MIN_SHARED` of their run's fingerprint keys (`checks.fingerprint`, recorded by
+`submission.original`: a copy keeps them however rescaled, re-indented or spliced), or
+more of their timings within 0.5 % than chance gives a class of their size (more than 5
+in any class; `grader.class_report.pairs.near_needed_of`), handed in one run.
 """
 
 from __future__ import annotations
 
+from checks.fingerprint import MIN_SHARED
 from checks.report_physics import SECTION as PHYSICS
 from grader.class_report.spec import ClassReportSpec, FlagRule, PairSpec
 
@@ -43,6 +46,13 @@ CLASS_REPORT = ClassReportSpec(
             strong=True,
             checks=("submission.original",),
             label="class_report.flag.published_sample",
+        ),
+        FlagRule(
+            "reference_run",
+            strong=True,
+            checks=("submission.original",),
+            note="reference_run",
+            label="class_report.flag.reference_run",
         ),
         FlagRule(
             "log_tampered",
@@ -117,6 +127,8 @@ CLASS_REPORT = ClassReportSpec(
     pairs=PairSpec(
         files=("sse", "chunks", "ttft", "prefill", "cache", "sentence", "cancel", "report", "log"),
         ids=(("sse.one_response", "ids"),),
+        keys=(("submission.original", "run_keys"),),
+        min_keys=MIN_SHARED,
         timings=(
             ("ttft.in_log", "ttft_ms"),
             ("ttft.in_log", "total_ms"),

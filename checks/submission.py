@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from checks.fingerprint import blocks_of, run_keys, times_of
+from checks.runs import is_reference, known_run
 from checks.samples import MEASURED, may_share, registry, sample_at
 from grader.engine import Context, Fail, Note, check
 
@@ -21,17 +23,24 @@ ARTIFACT_OF = {
 
 @check("submission.original", reads=(), uses=tuple(ARTIFACT_OF[f] for f in MEASURED))
 def original(ctx: Context) -> Note | None:
-    """No measured file is a published sample's, and the stream's chatcmpl id is none of
-    theirs: a sample is a real run, but not this student's."""
+    """No measured file is a published sample's, the stream's chatcmpl id is none of
+    theirs, and the run is no run the project has published (`checks.runs`: known by its
+    fingerprint, whatever its bytes): a sample is a real run, but not this student's.
+
+    Records the run's fingerprint (`run_keys`, `checks.fingerprint`) for the class
+    report, which groups the students who share one run (`PairSpec.keys`)."""
+    log = ctx.optional("log")
+    chunks = ctx.optional("chunks")
+    keys = run_keys(blocks_of(log) if log is not None else [], times_of(chunks or []))
+    ctx.record(run_keys=keys)
     itself = sample_at(ctx.folder)
     if itself is not None:
         return Note("is_sample", {"sample": itself})
     digests = {f: ctx.sha256(ARTIFACT_OF[f]) for f in MEASURED}
     sse = ctx.optional("sse")
     ids = {str((e.chunk or {}).get("id")) for e in sse.chunks} if sse is not None else set()
-    if not may_share([*(sha for sha in digests.values() if sha), *ids]):
-        return None  # shares nothing with any sample: no need to say which
-    for sample, known in registry().items():
+    maybe = may_share([*(sha for sha in digests.values() if sha), *ids])
+    for sample, known in registry().items() if maybe else ():
         for file, sha in known["files"].items():
             if digests.get(file) == sha:
                 raise Fail(
@@ -52,4 +61,18 @@ def original(ctx: Context) -> Note | None:
                 id=shared,
                 at=ctx.at("sse"),
             )
+    published = known_run(keys)
+    if published is not None:
+        run, count = published
+        if is_reference(run):  # the lab's reference capture: noted, flagged, not failed
+            return Note("reference_run", {"run": run, "shared": count, "keys": len(keys)})
+        raise Fail(
+            "reused_run",
+            expected="—",
+            found=run,
+            run=run,
+            shared=count,
+            keys=len(keys),
+            at=ctx.at("log" if log is not None else "chunks"),
+        )
     return None

@@ -128,5 +128,5 @@ def summary_dict(
         "score": score,
         "checks": checks,
         "archives": list(archives),
-        "integrity": dict(integrity or {"flags": {}, "pairs": []}),
+        "integrity": dict(integrity or {"flags": {}, "groups": []}),
     }

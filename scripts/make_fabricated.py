@@ -294,15 +294,15 @@ def hide_no_cache_ram_in_log(folder: Path) -> None:
         f"task 554 | prompt eval time = {prompt_ms:10.2f} ms /  1366 tokens "
         f"({rate:8.2f} ms per token, {1000 / rate:8.2f} tokens per second)\n"
         + block.group(2)
-        + block.group(3).replace(block.group(4), f"{total:.2f}").replace(
-            f"/    {block.group(5)} tokens", f"/  {1365 + int(block.group(5))} tokens"
-        )
+        + block.group(3)
+        .replace(block.group(4), f"{total:.2f}")
+        .replace(f"/    {block.group(5)} tokens", f"/  {1365 + int(block.group(5))} tokens")
     )
     text = text.replace(block.group(0), new_block)
     lines = text.splitlines(keepends=True)
     first = next(i for i, line in enumerate(lines) if "task 554 | prompt eval time" in line)
     shifted = lines[:first] + [
-        f"{_stamp(_time_of(line) + added)}{line[line.index(' '):]}" if line[:1].isdigit() else line
+        f"{_stamp(_time_of(line) + added)}{line[line.index(' ') :]}" if line[:1].isdigit() else line
         for line in lines[first:]
     ]
     (folder / "server.log").write_text("".join(shifted), "utf-8")
@@ -552,7 +552,12 @@ def main() -> None:
         # what else an edit breaks is the edit's business: only its catchers are named
         named = {c for group in catchers for c in group.split("|")}
         others = [c for c in LAB.all_check_ids() if c not in named]
-        entries[f"fabricated/{name}"] = {"must_fail": catchers, "may_fail": others}
+        # every base is a run the project publishes (`checks/runs.json`): with the
+        # shipped registry `submission.original` knows it first; its catchers catch it
+        # as a student's own run (the tests grade with a registry without their runs)
+        must = [f"{c}|submission.original" for c in catchers]
+        others = [c for c in others if c != "submission.original"]
+        entries[f"fabricated/{name}"] = {"must_fail": must, "may_fail": others}
         originals[name] = base.relative_to(ROOT).as_posix()
     write_expected("fabricated/", entries)
     (FABRICATED / "ORIGINALS.json").write_text(json.dumps(originals, indent=2) + "\n", "utf-8")

@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import tests.conftest  # noqa: E402, F401  (grades with the tests' run registry, as they do)
 from tests.output_identity import DIGESTS, digests, group, outputs  # noqa: E402
 
 

@@ -28,6 +28,47 @@ REAL = ROOT / "tests" / "data" / "real"
 EXPECTED.json. Unlike the published samples they are not in the sample registry, so a
 copy of one stands for a student's own honest run."""
 CORRECT = REAL / "correct"
+TESTS_OWN_RUNS = sorted(
+    folder
+    for base in ("real", "unpublished", "eras/real_runs")
+    for folder in (ROOT / "tests" / "data" / base).iterdir()
+    if (folder / "server.log").is_file()
+)
+"""The tests' own real captures (`tests/data/real`, `unpublished`, the era runs): the
+project publishes them, so the run registry knows them (`checks/runs.json`), but here a
+copy of one stands for a student's own honest run."""
+
+
+def _registry_without_tests_own_runs() -> str:
+    """A copy of the run registry without the runs of `TESTS_OWN_RUNS`, in a temporary
+    file the whole session (and every grader it starts) grades with
+    (`checks.runs.OVERRIDE`); `full_run_registry` restores the shipped one for a test."""
+    import os
+    import tempfile
+
+    from checks.runs import OVERRIDE, preload, without_runs_of
+
+    runs = without_runs_of(TESTS_OWN_RUNS)
+    handle, path = tempfile.mkstemp(prefix="runs-without-tests-", suffix=".json")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump({"runs": runs}, out)
+    os.environ[OVERRIDE] = path
+    preload()
+    return path
+
+
+SHIPPED_RUNS = __import__("checks.runs", fromlist=["registry_file"]).registry_file()
+TEST_RUNS = _registry_without_tests_own_runs()
+
+
+@pytest.fixture
+def full_run_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Grade with the shipped run registry, which knows the tests' own real captures."""
+    from checks.runs import OVERRIDE
+
+    monkeypatch.delenv(OVERRIDE)
+
+
 EXPECTED: dict[str, dict[str, object]] = json.loads((SAMPLES / "EXPECTED.json").read_text("utf-8"))
 REAL_EXPECTED: dict[str, dict[str, object]] = json.loads(
     (REAL / "EXPECTED.json").read_text("utf-8")

@@ -312,24 +312,25 @@ def test_progress_bar_only_on_a_terminal(classroom: Path, tmp_path: Path, capsys
     assert "\r" not in capsys.readouterr().err
 
 
-def test_two_students_with_one_run_are_a_pair_in_the_summary_and_the_gradebook(
+def test_two_students_with_one_run_are_a_group_in_the_summary_and_the_gradebook(
     classroom: Path, tmp_path: Path
 ) -> None:
     shutil.copytree(CORRECT, classroom / "dave")
     out = tmp_path / "out"
     batch_cli(str(classroom), "--out", str(out))
-    (pair,) = summary(out)["integrity"]["pairs"]
-    assert (pair["a"], pair["b"]) == ("alice", "dave") and "log" in pair["files"]
-    assert pair["ids"] and pair["ids"][0].startswith("chatcmpl-")
+    (group,) = summary(out)["integrity"]["groups"]
+    assert group["members"] == ["alice", "dave"] and "log" in group["files"]
+    assert group["ids"] and group["ids"][0].startswith("chatcmpl-")
     cells = {row["id"]: row["integrity"] for row in gradebook(out)}
-    assert (cells["alice"], cells["dave"], cells["bob"]) == ("same_run:dave", "same_run:alice", "")
+    assert (cells["alice"], cells["dave"], cells["bob"]) == ("same_run:g1", "same_run:g1", "")
 
 
 def test_an_honest_mistake_raises_no_integrity_flag(classroom: Path, tmp_path: Path) -> None:
     shutil.copytree(REAL / "cache_on_in_prefill", classroom / "erin")
     out = tmp_path / "out"
     batch_cli(str(classroom), "--out", str(out))
-    assert summary(out)["integrity"] == {"flags": {}, "pairs": [], "near_timings_needed": 6}
+    found = summary(out)["integrity"]
+    assert (found["flags"], found["groups"], found["near_timings_needed"]) == ({}, [], 6)
 
 
 def test_the_batchs_integrity_findings_are_the_class_reports_reading_of_its_results(
@@ -337,7 +338,7 @@ def test_the_batchs_integrity_findings_are_the_class_reports_reading_of_its_resu
 ) -> None:
     """The rows carry each result's integrity evidence from the workers; the findings made
     of it are those the class report's rules make of the result files as it reads them
-    (`read_results`), flags and pairs alike."""
+    (`read_results`), flags and groups alike."""
     from checks.class_report import CLASS_REPORT
     from grader.class_report.integrity import class_integrity
     from grader.class_report.results import read_results
@@ -349,4 +350,4 @@ def test_the_batchs_integrity_findings_are_the_class_reports_reading_of_its_resu
     found = summary(out)["integrity"]
     students, _ = read_results(out)
     assert found == json.loads(json.dumps(class_integrity(students, CLASS_REPORT)))
-    assert found["flags"] and found["pairs"]
+    assert found["flags"] and found["groups"]

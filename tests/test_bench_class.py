@@ -1,8 +1,8 @@
-"""The benchmark's class (`bench/honest_class.py`) is honest: every generated student gets
-the verdict of the real run it came from and no integrity flag, shares no file's bytes and
-no response id with any other student, and pairs with a classmate only where chance puts
-more than 5 of their 22 timings within 0.5% of each other (as it can for two honest
-runs of one lab: about one pair of students in 40,000 at 2,000 students)."""
+"""The benchmark's class (`bench/honest_class.py`) is no laundering tool: every student it
+makes is known as the published run it came from, and a class of them is one group per
+run; graded as the project's tests grade their own captures (with a registry that does
+not know the bases), every student gets the verdict of its real base, shares no file's
+bytes and no response id with any other, and raises no flag."""
 
 from __future__ import annotations
 
@@ -11,15 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from bench.honest_class import make_class
+from bench.honest_class import copy_group, make_class
 from checks import LAB
 from checks.class_report import CLASS_REPORT
 from grader.class_report.flags import integrity_flags
-from grader.class_report.pairs import find_pairs
+from grader.class_report.groups import find_groups
+from grader.class_report.pairs import compared_of
 from grader.class_report.results import Student, student_from
 from grader.grade import grade
 from grader.rubric import load_lab_rubric
-from tests.conftest import REAL
+from tests.conftest import REAL, check_of
 
 COUNT = 15  # three students of each real capture
 
@@ -54,14 +55,40 @@ def test_no_student_is_flagged(graded: list[Student]) -> None:
     assert [(s.id, f) for s, f in integrity_flags(graded, CLASS_REPORT) if f] == []
 
 
+def _groups(students: list[Student]):
+    spec = CLASS_REPORT.pairs
+    return find_groups([compared_of(s, spec) for s in students], spec)[0]
+
+
 def test_no_two_students_share_a_file_or_a_response_id(graded: list[Student]) -> None:
-    pairs = find_pairs(graded, CLASS_REPORT.pairs)
-    assert [p for p in pairs if p.files or p.ids] == []
+    assert [g for g in _groups(graded) if g.files or g.ids] == []
 
 
-def test_timings_pair_two_students_only_by_rare_chance(graded: list[Student]) -> None:
-    pairs = find_pairs(graded, CLASS_REPORT.pairs)
-    assert len(pairs) <= 0.02 * COUNT * (COUNT - 1) / 2
+def test_the_students_of_one_real_run_are_one_group_by_its_fingerprint(
+    graded: list[Student],
+) -> None:
+    by_base: dict[str, set[str]] = {}
+    for s in graded:
+        by_base.setdefault(s.id.rsplit("-", 1)[0], set()).add(s.id)
+    assert sorted(set(g.members) for g in _groups(graded)) == sorted(by_base.values())
+
+
+def test_every_generated_student_is_known_as_the_published_run_it_came_from(
+    full_run_registry, klass: list[Path]
+) -> None:
+    rubric = load_lab_rubric(LAB, None)
+    for folder in klass:
+        check = check_of(grade(LAB, str(folder), rubric), "submission.original")
+        assert check.message_id == "submission.original.reused_run", folder.name
+
+
+def test_copies_of_one_run_rescaled_1_2_percent_apart_are_one_group(tmp_path: Path) -> None:
+    copies = copy_group(tmp_path, 6)
+    rubric = load_lab_rubric(LAB, None)
+    students = [student_from(c.name, grade(LAB, str(c), rubric)) for c in copies]
+    assert [s.score for s in students] == [s.max_score for s in students]
+    (group,) = _groups(students)
+    assert len(group.members) == 6 and group.files == () and group.ids == ()
 
 
 def test_no_two_students_share_the_bytes_of_any_file(klass: list[Path]) -> None:

@@ -42,6 +42,8 @@ CHECK_PATH = {
     "checks.records_generated",
     "checks.report",
     "checks.samples",
+    "checks.fingerprint",
+    "checks.runs",
     "checks.sentence",
     "checks.server",
     "checks.source",

@@ -83,6 +83,8 @@ class PageContext:
     unreadable: tuple[Unreadable, ...] = ()
     flags: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     """Student id -> its integrity flags (`flags.Flag`), for the students that have any."""
+    integrity: Mapping[str, Any] | None = None
+    """The batch's class findings for these results (`page.stored_integrity`), if any."""
 
     def __post_init__(self) -> None:
         self.graded = [s for s in self.students if s.gradable]

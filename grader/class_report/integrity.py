@@ -1,5 +1,6 @@
-"""The class's integrity findings as data: each student's flags and every pair, for the
-batch's `summary.json` and its gradebook column (the class report draws the same).
+"""The class's integrity findings as data: each student's flags and the groups of students
+who handed in one run, for the batch's `summary.json` and its gradebook column (the class
+report reads the same from summary.json, or finds them itself for results alone).
 
 Language-neutral: flag kinds and check ids, not sentences; the evidence of a flag is the
 check's own message, as graded.
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.class_report.flags import Flag, flags_of
-from grader.class_report.pairs import Compared, compared_of, pairs_and_needed
+from grader.class_report.groups import find_groups
+from grader.class_report.pairs import Compared, compared_of, positions_of
 from grader.class_report.results import Student
 from grader.class_report.spec import ClassReportSpec
 
@@ -42,9 +44,12 @@ def evidence_of(student: Student, spec: ClassReportSpec | None) -> Evidence:
 
 
 def class_integrity(students: Sequence[Student], spec: ClassReportSpec | None) -> dict[str, Any]:
-    """`{"flags": {id: [{kind, strong, check, evidence}]}, "pairs": [pair],
-    "near_timings_needed": n}` (how many near-identical timings made a pair in this class,
-    `grader.class_report.pairs.near_needed`; absent when the lab compares no pairs)."""
+    """`{"flags": {id: [{kind, strong, check, evidence}]}, "groups": [group],
+    "near_timings_needed": n}` (`grader.class_report.groups.Group.to_dict`: one finding
+    per group of students who handed in one run; how many near-identical timings made a
+    link in this class, `grader.class_report.pairs.near_needed_of`, at how many timing
+    `positions`, of how many students `compared`; absent when the lab compares none).
+    Its size grows with the class: each student is named once."""
     return integrity_of([evidence_of(s, spec) for s in students], spec)
 
 
@@ -60,22 +65,25 @@ def integrity_of(evidence: Sequence[Evidence], spec: ClassReportSpec | None) -> 
     }
     graded = [one.compared for one in evidence if one.compared is not None]
     if spec is None or spec.pairs is None:
-        return {"flags": dict(sorted(flags.items())), "pairs": []}
-    pairs, needed = pairs_and_needed(graded, spec.pairs)
+        return {"flags": dict(sorted(flags.items())), "groups": []}
+    groups, needed = find_groups(graded, spec.pairs)
     return {
         "flags": dict(sorted(flags.items())),
-        "pairs": [p.to_dict() for p in pairs],
+        "groups": [g.to_dict() for g in groups],
         "near_timings_needed": needed,
+        "positions": positions_of(graded),
+        "compared": len(graded),
     }
 
 
 def integrity_cells(integrity: dict[str, Any]) -> dict[str, str]:
-    """Per student, the gradebook's `integrity` cell: its flag kinds, then `same_run:<id>`
-    for each other student of a pair, `; `-separated."""
+    """Per student, the gradebook's `integrity` cell: its flag kinds, then
+    `same_run:<group id>` when it is in a group (summary.json names the group's members
+    and evidence), `; `-separated: one cell never names every classmate of a large group."""
     cells: dict[str, list[str]] = {
         sid: sorted({f["kind"] for f in flags}) for sid, flags in integrity["flags"].items()
     }
-    for pair in integrity["pairs"]:
-        cells.setdefault(pair["a"], []).append(f"same_run:{pair['b']}")
-        cells.setdefault(pair["b"], []).append(f"same_run:{pair['a']}")
+    for group in integrity.get("groups", ()):
+        for sid in group["members"]:
+            cells.setdefault(sid, []).append(f"same_run:{group['id']}")
     return {sid: "; ".join(words) for sid, words in cells.items()}

@@ -1,15 +1,15 @@
 """The integrity section: the flags the lab's rules raise (strong ones first) and the
-students whose submissions are one run, each group with its evidence (the pairs, joined:
-students linked by pairs are one group, so a run copied around a class is one row)."""
+groups of students whose submissions are one run, each one row with its evidence
+(`grader.class_report.groups`: a run copied around a class is one row). The groups are
+read from the batch's summary.json when it has them for these results (computed once,
+where the batch graded), else found here, in linear time either way."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 from grader.class_report.context import PageContext
 from grader.class_report.flags import integrity_flags
-from grader.class_report.pairs import Pair, compared_of, pairs_and_needed, positions_of
+from grader.class_report.groups import Group, find_groups
+from grader.class_report.pairs import compared_of, positions_of
 from grader.class_report.svg import esc
 
 EVIDENCE = ("corroborated", "consistent", "unconfirmed", "contradicted")
@@ -86,67 +86,38 @@ def integrity(ctx: PageContext) -> str:
     )
 
 
-@dataclass(frozen=True)
-class RunGroup:
-    """Students linked by pairs (each one a pair with at least one other): one run
-    handed in by all of them, with the evidence their pairs show."""
-
-    ids: tuple[str, ...]
-    files: tuple[str, ...]
-    run_ids: tuple[str, ...]
-    near: int
-    compared: int
-    by_timings: bool = False  # the near timings of its closest pair make a pair alone
-
-
-def run_groups(found: Sequence[Pair]) -> list[RunGroup]:
-    """The pairs joined into groups (connected students), largest first: a run handed
-    in by 40 students is one row, not 780 pairs."""
-    parent: dict[str, str] = {}
-
-    def root(sid: str) -> str:
-        while parent.setdefault(sid, sid) != sid:
-            parent[sid] = parent[parent[sid]]
-            sid = parent[sid]
-        return sid
-
-    for pair in found:
-        parent[root(pair.a)] = root(pair.b)
-    members: dict[str, list[Pair]] = {}
-    for pair in found:
-        members.setdefault(root(pair.a), []).append(pair)
-    groups = []
-    for pairs_of in members.values():
-        ids = sorted({p.a for p in pairs_of} | {p.b for p in pairs_of})
-        best = max(pairs_of, key=lambda p: (p.near, p.compared))
-        groups.append(
-            RunGroup(
-                tuple(ids),
-                tuple(sorted({f for p in pairs_of for f in p.files})),
-                tuple(sorted({i for p in pairs_of for i in p.ids})),
-                best.near,
-                best.compared,
-                best.by_timings,
-            )
-        )
-    return sorted(groups, key=lambda g: (-len(g.ids), g.ids))
-
-
 SHOWN = 12  # students named in a group's row before the rest fold away
+SHOWN_GROUPS = 100
+"""Groups drawn on the page; the others are counted (summary.json lists them all): the page
+stays light whatever the class."""
+
+
+def class_groups(ctx: PageContext) -> tuple[list[Group], int, int]:
+    """The class's groups, how many near timings made a link, and at how many positions
+    the students were compared: the batch's, when its summary.json has them for these
+    very results (`ClassData.integrity`), else found from the results."""
+    spec = ctx.spec.pairs
+    stored = ctx.integrity
+    if stored is not None and "groups" in stored:
+        groups = [Group.from_dict(g) for g in stored["groups"]]
+        needed = int(stored.get("near_timings_needed", 0))
+        positions = int(stored.get("positions", 0))
+        return groups, needed, positions
+    graded = [compared_of(s, spec) for s in ctx.students if s.gradable]
+    groups, needed = find_groups(graded, spec)
+    return groups, needed, positions_of(graded)
 
 
 def pairs(ctx: PageContext) -> str:
-    """The students whose submissions are one run, with the evidence: one row per group
-    of students linked by pairs (a pair is a group of two)."""
+    """The students whose submissions are one run, with the evidence: one row per group."""
     t = ctx.t
     spec = ctx.spec.pairs if ctx.spec is not None else None
     head = f"<h3>{esc(t('pairs'))}</h3><p>{esc(t('pairs_intro'))}</p>"
     if spec is None:
         return head + f'<p class="muted">{esc(t("no_pairs"))}</p>'
-    graded = [compared_of(s, spec) for s in ctx.students if s.gradable]
-    found, needed = pairs_and_needed(graded, spec)
+    found, needed, positions = class_groups(ctx)
+    graded = ctx.graded
     percent = f"{spec.near * 100:g}"
-    positions = positions_of(graded)
     if positions and len(graded) > 1:  # what made a pair of near timings, or that none did
         rule = "pairs_near_rule" if needed <= positions else "pairs_near_none"
         said = t(rule, needed=needed, percent=percent, students=len(graded))
@@ -154,25 +125,34 @@ def pairs(ctx: PageContext) -> str:
     if not found:
         return head + f'<p class="muted">{esc(t("no_pairs"))}</p>'
     rows = []
-    for group in run_groups(found):
+    for group in found[:SHOWN_GROUPS]:
         evidence = []
         if group.files:
             evidence.append(t("pair_files", files=", ".join(group.files)))
-        if group.run_ids:
-            evidence.append(t("pair_ids", ids=", ".join(group.run_ids)))
-        if group.by_timings:
+        if group.ids:
+            evidence.append(t("pair_ids", ids=", ".join(group.ids[:SHOWN])))
+        if group.keys_shared:
+            evidence.append(t("pair_keys", shared=group.keys_shared, keys=group.keys))
+        if group.near >= needed:
             evidence.append(
                 t("pair_near", near=group.near, compared=group.compared, percent=percent)
             )
-        links = [ctx.link(i) for i in group.ids]
+        links = [ctx.link(i) for i in group.members]
         named = ", ".join(links[:SHOWN])
         if len(links) > SHOWN:
             rest = ", ".join(links[SHOWN:])
             more = esc(t("many_more", n=len(links) - SHOWN))
             named += f' <details class="who"><summary>{more}</summary>{rest}</details>'
         rows.append(
-            f'<tr><td class="num">{len(group.ids)}</td><td>{named}</td>'
+            f'<tr id="{esc(group.id)}"><td class="num">{len(group.members)}</td><td>{named}</td>'
             f"<td>{esc('; '.join(evidence))}</td></tr>"
+        )
+    if len(found) > SHOWN_GROUPS:
+        rest = sum(len(g.members) for g in found[SHOWN_GROUPS:])
+        rows.append(
+            f'<tr><td class="num">{rest}</td>'
+            f'<td colspan="2" class="muted">{esc(t("more_groups", n=len(found) - SHOWN_GROUPS))}'
+            "</td></tr>"
         )
     return (
         head + f'<p class="muted">{esc(t("groups_intro"))}</p>'

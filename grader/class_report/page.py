@@ -21,7 +21,7 @@ everything sorted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,13 +45,41 @@ class ClassData:
 
     students: tuple[Student, ...]
     unreadable: tuple[Unreadable, ...] = ()
+    integrity: dict[str, Any] | None = None
+    """The batch's class findings (summary.json's `integrity`), when they are of these very
+    results: the page shows its groups instead of finding them again."""
 
 
 def load_class(out_dir: Path | str, lab: str | None = None) -> ClassData:
     """The results of a batch folder (`lab`: only the results of that lab; see
-    `results.read_results`)."""
+    `results.read_results`), with the batch's class findings when its summary.json has
+    them for these results (`stored_integrity`)."""
     students, bad = read_results(out_dir, lab)
-    return ClassData(tuple(students), tuple(bad))
+    return ClassData(tuple(students), tuple(bad), stored_integrity(out_dir, students))
+
+
+def stored_integrity(out_dir: Path | str, students: Sequence[Student]) -> dict[str, Any] | None:
+    """summary.json's `integrity`, when the batch wrote it for exactly these students: as
+    many compared as are graded here, and every member of its groups one of them (a
+    result added or removed since: None, and the page finds the groups itself)."""
+    import json
+    import os
+
+    try:
+        with open(os.path.join(out_dir, "summary.json"), encoding="utf-8") as handle:
+            found = json.load(handle).get("integrity")
+    except (OSError, ValueError, AttributeError):
+        return None
+    graded = {s.id for s in students if s.gradable}
+    if not isinstance(found, dict) or not isinstance(found.get("groups"), list):
+        return None
+    try:
+        fresh = found.get("compared") == len(graded) and all(
+            sid in graded for group in found["groups"] for sid in group["members"]
+        )
+    except (TypeError, KeyError):
+        return None
+    return found if fresh else None
 
 
 def _common(values: Iterable[str]) -> str:
@@ -148,7 +176,7 @@ def page_context(data: ClassData, lang: str, spec: ClassReportSpec | None) -> Pa
     """The context every section is drawn from, in `lang`, for the lab's `spec`."""
     labels = Labels(lang, spec.messages_package if spec is not None else None)
     flags = {s.id: found for s, found in integrity_flags(list(data.students), spec)}
-    return PageContext(data.students, labels, spec, data.unreadable, flags)
+    return PageContext(data.students, labels, spec, data.unreadable, flags, data.integrity)
 
 
 def render_report(data: ClassData, lang: str = "en", lab: Any = INSTALLED) -> str:

@@ -60,17 +60,22 @@ class FlagRule:
 
 @dataclass(frozen=True)
 class PairSpec:
-    """What makes two students' submissions one run handed in twice.
+    """What makes students' submissions one run handed in more than once.
 
     `files`: artifacts whose bytes no two honest runs share (a shared sha256 is the
     same file); `ids`: (check id, data key) of recorded identifiers unique to a run (a
-    stream's id); `timings`: (check id, data key) of recorded times, each a
-    number or a list of numbers, compared position by position. Two students are a
-    pair when they share a file or an id, or when so many of their timings lie within
-    `near` (relative) of each other that chance is not the reason: more than `max_near`,
-    and enough that the class's own pairs expect at most `chance` such pairs of honest
-    students by chance (`grader.class_report.pairs.near_needed`; a larger class needs
-    more, since chance pairs grow with the square of its size).
+    stream's id); `keys`: (check id, data key) of a run's recorded fingerprint keys,
+    opaque strings (two runs sharing `min_keys` of them are one run, however rescaled
+    or re-encoded; the lab knows what they are made of, the engine only counts them);
+    `timings`: (check id, data key) of recorded times, each a number or a list of
+    numbers, compared position by position. Students are one run when they share a
+    file or an id, `min_keys` keys, or so many timings within `near` (relative) of each
+    other that chance is not the reason: more than `max_near`, and enough that the
+    class's own pairs expect at most `chance` such pairs of honest students by chance
+    (`grader.class_report.pairs.near_needed_of`; a larger class needs more, since
+    chance pairs grow with the square of its size). The students linked are one group
+    (`grader.class_report.groups`), found through buckets of these values, never by
+    comparing every pair.
     """
 
     files: tuple[str, ...] = ()
@@ -79,6 +84,8 @@ class PairSpec:
     near: float = 0.005
     max_near: int = 5
     chance: float = 0.05
+    keys: tuple[tuple[str, str], ...] = ()
+    min_keys: int = 6
 
 
 @dataclass(frozen=True)
