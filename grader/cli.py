@@ -43,6 +43,7 @@ _HEAVY = {
     "batch": "help.batch.summary",
     "report": "help.report.summary",
     "export": "help.export.summary",
+    "gradescope-zip": "help.gradescope_zip.summary",
 }
 
 
@@ -157,6 +158,8 @@ def _heavy(name: str) -> Any:
         from grader import batch_cli as module
     elif name == "export":
         from grader.export import cli as module
+    elif name == "gradescope-zip":
+        from grader import gradescope_zip as module
     else:
         from grader.class_report import cli as module
     return module
