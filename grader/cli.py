@@ -44,6 +44,7 @@ _HEAVY = {
     "report": "help.report.summary",
     "export": "help.export.summary",
     "gradescope-zip": "help.gradescope_zip.summary",
+    "prairielearn": "help.prairielearn.summary",
 }
 
 
@@ -160,6 +161,8 @@ def _heavy(name: str) -> Any:
         from grader.export import cli as module
     elif name == "gradescope-zip":
         from grader import gradescope_zip as module
+    elif name == "prairielearn":
+        from grader import prairielearn as module
     else:
         from grader.class_report import cli as module
     return module
