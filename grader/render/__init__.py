@@ -28,6 +28,7 @@ FORMATS = {
     "gradescope": "grader.render.gradescope",
     "prairielearn": "grader.render.prairielearn",
     "junit": "grader.render.junit",
+    "junit-gitlab": "grader.render.junit_gitlab",
     "markdown": "grader.render.markdown",
 }
 
