@@ -45,6 +45,7 @@ _HEAVY = {
     "export": "help.export.summary",
     "gradescope-zip": "help.gradescope_zip.summary",
     "prairielearn": "help.prairielearn.summary",
+    "pyz": "help.pyz.summary",
 }
 
 
@@ -163,6 +164,8 @@ def _heavy(name: str) -> Any:
         from grader import gradescope_zip as module
     elif name == "prairielearn":
         from grader import prairielearn as module
+    elif name == "pyz":
+        from grader import pyz as module
     else:
         from grader.class_report import cli as module
     return module

@@ -139,7 +139,7 @@ def _entry_points(lab: Any) -> str:
     )
 
 
-def _info(name: str, mode: int = 0o644) -> zipfile.ZipInfo:
+def zip_info(name: str, mode: int = 0o644) -> zipfile.ZipInfo:
     info = zipfile.ZipInfo(name, DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = (stat.S_IFREG | mode) << 16
@@ -151,15 +151,33 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def wheel(lab: Any) -> tuple[str, bytes]:
-    """The wheel's file name and bytes."""
+def sample_files(lab: Any) -> Iterator[tuple[str, str]]:
+    """(name in the wheel, path on disk) of the lab's bundled samples, as an installed
+    wheel holds them (`<package>/samples/<sample>/<file>`): the samples `--sample`
+    takes, each sample's own files, not the groups of test samples."""
+    from grader.samples import sample_names, samples_folder
+
+    folder = samples_folder(lab)
+    if folder is None:
+        return
+    package = lab.package.replace(".", "/")
+    for sample in sample_names(lab):
+        for entry in sorted(os.scandir(os.path.join(folder, sample)), key=lambda e: e.name):
+            if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
+                yield f"{package}/samples/{sample}/{entry.name}", entry.path
+
+
+def members(lab: Any, samples: bool = False) -> list[tuple[str, bytes]]:
+    """The wheel's members, name and bytes, RECORD last (with the bundled samples when
+    `samples`)."""
     dist = distribution_name(lab)
     info_dir = f"{dist}-{__version__}.dist-info"
-    members: list[tuple[str, bytes]] = []
-    for name, path in package_files(lab):
+    found: list[tuple[str, bytes]] = []
+    files = [*package_files(lab), *(sample_files(lab) if samples else ())]
+    for name, path in files:
         with open(path, "rb") as handle:
-            members.append((name, handle.read()))
-    members += [
+            found.append((name, handle.read()))
+    found += [
         (f"{info_dir}/METADATA", _metadata(dist).encode()),
         (
             f"{info_dir}/WHEEL",
@@ -168,13 +186,18 @@ def wheel(lab: Any) -> tuple[str, bytes]:
         ),
         (f"{info_dir}/entry_points.txt", _entry_points(lab).encode()),
     ]
-    record = "\n".join([*(_record_line(n, d) for n, d in members), f"{info_dir}/RECORD,,"])
-    members.append((f"{info_dir}/RECORD", record.encode() + b"\n"))
+    record = "\n".join([*(_record_line(n, d) for n, d in found), f"{info_dir}/RECORD,,"])
+    found.append((f"{info_dir}/RECORD", record.encode() + b"\n"))
+    return found
+
+
+def wheel(lab: Any) -> tuple[str, bytes]:
+    """The wheel's file name and bytes."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in members:
-            archive.writestr(_info(name), data)
-    return f"{dist}-{__version__}-py3-none-any.whl", buffer.getvalue()
+        for name, data in members(lab):
+            archive.writestr(zip_info(name), data)
+    return f"{distribution_name(lab)}-{__version__}-py3-none-any.whl", buffer.getvalue()
 
 
 def autograder_zip(lab: Any, rubric_text: bytes | None) -> bytes:
@@ -184,11 +207,11 @@ def autograder_zip(lab: Any, rubric_text: bytes | None) -> bytes:
         for script in SCRIPTS:
             path = package_file("grader", "platforms", "gradescope", script)
             with open(path, "rb") as handle:
-                archive.writestr(_info(script, 0o755), handle.read())
+                archive.writestr(zip_info(script, 0o755), handle.read())
         name, data = wheel(lab)
-        archive.writestr(_info(name), data)
+        archive.writestr(zip_info(name), data)
         if rubric_text is not None:
-            archive.writestr(_info("rubric.toml"), rubric_text)
+            archive.writestr(zip_info("rubric.toml"), rubric_text)
     return buffer.getvalue()
 
 

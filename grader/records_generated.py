@@ -1300,6 +1300,42 @@ def _grader_schema_SchemaRef(cls, defaults, factories):
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
 
 
+def _grader_schema_explain_SchemaError(cls, defaults, factories):
+    """The methods of `grader.schema_explain.SchemaError`."""
+    set_field = object.__setattr__
+
+    def __init__(self, validator: str, validator_value: Any, instance: Any, schema: Any, absolute_path: tuple[str | int, ...], message: str):
+        set_field(self, 'validator', validator)
+        set_field(self, 'validator_value', validator_value)
+        set_field(self, 'instance', instance)
+        set_field(self, 'schema', schema)
+        set_field(self, 'absolute_path', absolute_path)
+        set_field(self, 'message', message)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(validator={self.validator!r}, validator_value={self.validator_value!r}, instance={self.instance!r}, schema={self.schema!r}, absolute_path={self.absolute_path!r}, message={self.message!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.validator, self.validator_value, self.instance, self.schema, self.absolute_path, self.message) == (other.validator, other.validator_value, other.instance, other.schema, other.absolute_path, other.message)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.validator, self.validator_value, self.instance, self.schema, self.absolute_path, self.message))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('validator', 'validator_value', 'instance', 'schema', 'absolute_path', 'message'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('validator', 'validator_value', 'instance', 'schema', 'absolute_path', 'message'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
 RECORDS = {
     'grader.cli_commands.Arg': (('flags', 'help', 'options', 'params', 'group'), True, False, _grader_cli_commands_Arg),
     'grader.cli_commands.Command': (('name', 'summary', 'args', 'description', 'epilog', 'params'), True, False, _grader_cli_commands_Command),
@@ -1338,5 +1374,6 @@ RECORDS = {
     'grader.rubric.Rubric': (('lab', 'version', 'checks', 'limits', 'sha256', 'lab_limits', 'gradescope'), True, False, _grader_rubric_Rubric),
     'grader.runner.Outcome': (('id', 'status', 'points', 'max_points', 'artifact', 'message_id', 'params', 'location', 'expected', 'found', 'title_id', 'data', 'cause', 'hint_id'), True, False, _grader_runner_Outcome),
     'grader.schema.SchemaRef': (('schemas', 'name'), True, False, _grader_schema_SchemaRef),
+    'grader.schema_explain.SchemaError': (('validator', 'validator_value', 'instance', 'schema', 'absolute_path', 'message'), True, False, _grader_schema_explain_SchemaError),
 }
 """Each record, by module and name: (its fields, frozen, slots, its methods' maker)."""
