@@ -263,7 +263,9 @@ def _check(args: Arguments) -> int:
             return EXIT_NOT_GRADED
     except Exception as exc:  # a grader bug: still a valid result saying so, and exit 3
         return _internal_error(args, catalog, exc, rubric.version, lab.name)
-    _render(args, result, catalog, lab=lab, rubric=rubric)
+    _render(args, result, catalog, lab=lab, rubric=rubric, sample=args.sample)
+    if args.sample is not None and args.format != "text":  # the text report says it
+        say(catalog.text("render.sample_public", {"sample": args.sample}) or args.sample)
     return check_status(result)
 
 

@@ -911,10 +911,10 @@ def _grader_problems_Problem(cls, defaults, factories):
 
 def _grader_render_RenderOptions(cls, defaults, factories):
     """The methods of `grader.render.RenderOptions`."""
-    (d_color, d_verbose, d_quiet, d_width, d_rubric, d_lab) = defaults
+    (d_color, d_verbose, d_quiet, d_width, d_rubric, d_lab, d_sample) = defaults
     set_field = object.__setattr__
 
-    def __init__(self, catalog: Catalog, color: bool = d_color, verbose: bool = d_verbose, quiet: bool = d_quiet, width: int = d_width, rubric: Any = d_rubric, lab: Any = d_lab):
+    def __init__(self, catalog: Catalog, color: bool = d_color, verbose: bool = d_verbose, quiet: bool = d_quiet, width: int = d_width, rubric: Any = d_rubric, lab: Any = d_lab, sample: str | None = d_sample):
         set_field(self, 'catalog', catalog)
         set_field(self, 'color', color)
         set_field(self, 'verbose', verbose)
@@ -922,25 +922,26 @@ def _grader_render_RenderOptions(cls, defaults, factories):
         set_field(self, 'width', width)
         set_field(self, 'rubric', rubric)
         set_field(self, 'lab', lab)
+        set_field(self, 'sample', sample)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(catalog={self.catalog!r}, color={self.color!r}, verbose={self.verbose!r}, quiet={self.quiet!r}, width={self.width!r}, rubric={self.rubric!r}, lab={self.lab!r})"
+        return f"{self.__class__.__qualname__}(catalog={self.catalog!r}, color={self.color!r}, verbose={self.verbose!r}, quiet={self.quiet!r}, width={self.width!r}, rubric={self.rubric!r}, lab={self.lab!r}, sample={self.sample!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.catalog, self.color, self.verbose, self.quiet, self.width, self.rubric, self.lab) == (other.catalog, other.color, other.verbose, other.quiet, other.width, other.rubric, other.lab)
+            return (self.catalog, self.color, self.verbose, self.quiet, self.width, self.rubric, self.lab, self.sample) == (other.catalog, other.color, other.verbose, other.quiet, other.width, other.rubric, other.lab, other.sample)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.catalog, self.color, self.verbose, self.quiet, self.width, self.rubric, self.lab))
+        return hash((self.catalog, self.color, self.verbose, self.quiet, self.width, self.rubric, self.lab, self.sample))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab'):
+        if type(self) is cls or name in ('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab', 'sample'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab'):
+        if type(self) is cls or name in ('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab', 'sample'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -1364,7 +1365,7 @@ RECORDS = {
     'grader.params.ListOf': (('item', 'min_items', 'max_items'), True, False, _grader_params_ListOf),
     'grader.problems.Location': (('file', 'line', 'column', 'pointer'), True, False, _grader_problems_Location),
     'grader.problems.Problem': (('message_id', 'params', 'location'), True, False, _grader_problems_Problem),
-    'grader.render.RenderOptions': (('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab'), True, False, _grader_render_RenderOptions),
+    'grader.render.RenderOptions': (('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab', 'sample'), True, False, _grader_render_RenderOptions),
     'grader.result.ResultLocation': (('file', 'line', 'column', 'pointer'), True, False, _grader_result_ResultLocation),
     'grader.result.CheckResult': (('id', 'title', 'status', 'points', 'max_points', 'message', 'hint', 'explanation', 'artifact', 'location', 'expected', 'found', 'message_id', 'data', 'cause'), True, False, _grader_result_CheckResult),
     'grader.result.ProblemResult': (('message', 'message_id', 'location'), True, False, _grader_result_ProblemResult),
