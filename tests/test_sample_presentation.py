@@ -66,3 +66,39 @@ def test_a_long_folder_path_keeps_its_end_in_the_header(capsys, tmp_path) -> Non
     _, out, _ = report(capsys, str(folder))
     first = out.splitlines()[0]
     assert first.endswith("/alice-final-submission") and "…" in first and cells(first) <= 80
+
+
+# --------------------------------------------------------------- a missing file's hint
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_file_of_the_lab_says_how_the_lab_makes_it(lang: str) -> None:
+    catalog = catalog_for(LAB, lang)
+    assert [a.name for a in LAB.artifacts if not catalog.raw(f"engine.missing_hint.{a.name}")] == []
+
+
+def test_a_missing_server_log_says_how_to_save_it(capsys, tmp_path) -> None:
+    import shutil
+
+    from tests.conftest import REAL
+
+    shutil.copytree(REAL / "correct", tmp_path / "run")
+    (tmp_path / "run" / "server.log").unlink()
+    code = main(["check", str(tmp_path / "run"), "--format", "json"])
+    import json
+
+    log = next(c for c in json.loads(capsys.readouterr().out)["checks"] if c["id"] == "log.schema")
+    assert code == 1 and "voice-llm log > server.log" in log["hint"]
+
+
+def test_a_file_saved_under_a_near_name_keeps_the_hint_to_rename_it(capsys, tmp_path) -> None:
+    import json
+    import shutil
+
+    from tests.conftest import REAL
+
+    shutil.copytree(REAL / "correct", tmp_path / "run")
+    (tmp_path / "run" / "server.log").rename(tmp_path / "run" / "sever.log")
+    main(["check", str(tmp_path / "run"), "--format", "json"])
+    log = next(c for c in json.loads(capsys.readouterr().out)["checks"] if c["id"] == "log.schema")
+    assert "sever.log" in log["message"] and "voice-llm log" in log["hint"]
