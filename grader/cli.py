@@ -107,7 +107,11 @@ def _chosen_lab(argv: Sequence[str]) -> Any:
 
 ROOT_ARGS = (
     arg(
-        "--version", action="version", version=f"%(prog)s {__version__}", help="help.grader.version"
+        "-V",
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__}",
+        help="help.grader.version",
     ),
     arg("--lang", choices=LANG.options["choices"], dest="root_lang", help=LANG.help),
 )
@@ -363,7 +367,11 @@ def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
 
         catalog = _catalog(language(list(argv)), lab)
         with speaking(catalog):
-            args = _parser(argv, lab, catalog).parse_args(argv)
+            parser = _parser(argv, lab, catalog)
+            from grader.cli_parser import misspelt_option
+
+            misspelt_option(parser, argv, catalog)  # exits 2 with "did you mean"
+            args = parser.parse_args(argv)
     if getattr(args, "lang", None) is None:  # `grader --lang ja check DIR`
         args.lang = args.root_lang
     return args, lab
