@@ -81,6 +81,9 @@ def _check_command(lab: Any) -> Command:
             arg("--sample", metavar="NAME", help="help.check.sample"),
             arg("--format", choices=sorted(FORMATS), default="text", help="help.check.format"),
             arg("--output", metavar="FILE", help="help.check.output"),
+            arg("--also", metavar="FORMAT:FILE", action="append", help="help.check.also"),
+            arg("--step", metavar="STEP", help="help.check.step"),
+            arg("--check", metavar="ID", help="help.check.check"),
             RUBRIC,
             LANG,
             arg("--color", choices=COLORS, default="auto", help="help.check.color"),
@@ -245,6 +248,10 @@ def _check(args: Arguments) -> int:
     if args.dir is None:
         say(catalog.text("cli.no_folder", {"lab": lab.name}) or "give the submission folder")
         return EXIT_NOT_GRADED
+    also = _also(getattr(args, "also", None), catalog)
+    wanted = _wanted(lab, args, catalog)
+    if also is None or wanted is None:
+        return EXIT_NOT_GRADED
     try:
         rubric = load_lab_rubric(lab, args.rubric)
     except RubricError as exc:
@@ -267,10 +274,83 @@ def _check(args: Arguments) -> int:
             return EXIT_NOT_GRADED
     except Exception as exc:  # a grader bug: still a valid result saying so, and exit 3
         return _internal_error(args, catalog, exc, rubric.version, lab.name)
+    if wanted:
+        result = _subset(result, wanted, args, catalog)
     _render(args, result, catalog, lab=lab, rubric=rubric, sample=args.sample)
+    for fmt, path in also:  # the same result, in more formats, into files
+        _render_as(fmt, path, result, catalog, lab=lab, rubric=rubric, sample=args.sample)
     if args.sample is not None and args.format != "text":  # the text report says it
         say(catalog.text("render.sample_public", {"sample": args.sample}) or args.sample)
     return check_status(result)
+
+
+def _also(values: list[str] | None, catalog: Any) -> list[tuple[str, str]] | None:
+    """`--also FORMAT:FILE`, each as (format, file); None (having said why) when one is
+    not a format of the grader with a file."""
+    from grader.render import FORMATS
+
+    found = []
+    for value in values or ():
+        fmt, colon, path = value.partition(":")
+        if fmt not in FORMATS or not colon or not path:
+            formats = ", ".join(sorted(FORMATS))
+            say(catalog.text("cli.bad_also", {"value": value, "formats": formats}) or value)
+            return None
+        found.append((fmt, path))
+    return found
+
+
+def _wanted(lab: Any, args: Arguments, catalog: Any) -> set[str] | None:
+    """The check ids `--step` and `--check` ask for (empty: every check); None (having
+    said why, with the nearest names) when one names no step or check of the lab."""
+    ids = lab.all_check_ids()
+    steps = {cid.split(".", 1)[0] for cid in ids}
+    wanted: set[str] = set()
+    for option, names, known in (
+        ("step", getattr(args, "step", None), sorted(steps)),
+        ("check", getattr(args, "check", None), ids),
+    ):
+        for name in (n.strip() for n in (names or "").split(",") if n.strip()):
+            if name not in known:
+                import difflib  # only for a name to correct: a cold check imports none
+
+                close = difflib.get_close_matches(name, known, n=1)
+                params = {"value": name, "similar": close[0] if close else "",
+                          "names": ", ".join(known)}  # fmt: skip
+                key = f"cli.unknown_{option}{'_similar' if close else ''}"
+                say(catalog.text(key, params) or name)
+                return None
+            wanted |= {c for c in ids if c.split(".", 1)[0] == name} if option == "step" else {name}
+    return wanted
+
+
+def _subset(result: Any, wanted: set[str], args: Arguments, catalog: Any) -> Any:
+    """The result of the checks asked for alone (graded with all the others, so that what
+    they wait for was judged), its score theirs; the rest said on stderr, never hidden."""
+    from grader import records
+    from grader.result import Summary
+
+    if not result.gradable:
+        return result
+    kept = [c for c in result.checks if c.id in wanted]
+    statuses = [c.status for c in kept]
+    left = len(result.checks) - len(kept)
+    asked = ", ".join(v for v in (args.step, args.check) if v)
+    points = sum(c.max_points for c in kept)
+    params = {"asked": asked, "count": len(kept), "points": f"{points:g}", "rest": left}
+    say(catalog.text("cli.subset", params) or asked)
+    return records.replace(
+        result,
+        checks=kept,
+        score=sum(c.points for c in kept),
+        max_score=points,
+        summary=Summary(
+            passed=statuses.count("passed"),
+            failed=statuses.count("failed"),
+            skipped=statuses.count("skipped"),
+            error=statuses.count("error"),
+        ),
+    )
 
 
 def _width(output: str | None) -> int:
@@ -281,6 +361,13 @@ def _width(output: str | None) -> int:
 
         return max(40, min(200, shutil.get_terminal_size((80, 24)).columns))
     return 80
+
+
+def _render_as(fmt: str, path: str, result: Any, catalog: Any, **extra: Any) -> None:
+    """The result in format `fmt`, written atomically into `path` (no colour, 80 columns)."""
+    from grader.render import RenderOptions, renderer
+
+    _write(renderer(fmt)(result, RenderOptions(catalog, False, False, False, 80, **extra)), path)
 
 
 def _render(args: Arguments, result: Any, catalog: Any, **extra: Any) -> None:

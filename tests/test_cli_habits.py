@@ -124,3 +124,65 @@ def test_a_diagnostic_with_a_path_wider_than_the_terminal_keeps_the_path_whole(t
 def test_another_word_is_no_misspelling() -> None:
     proc = piped("checks", "--verbose")
     assert proc.returncode == 2 and "did you mean" not in proc.stderr
+
+
+# --------------------------------------------------------------- several outputs, subsets
+
+REAL_RUN = "tests/data/real/no_close_on_cancel"
+
+
+def test_also_writes_each_format_into_its_file_as_format_would_print_it(tmp_path) -> None:
+    proc = piped("check", REAL_RUN, "--also", f"json:{tmp_path}/r.json",
+                 "--also", f"junit:{tmp_path}/r.xml")  # fmt: skip
+    assert proc.returncode == 1 and proc.stdout.startswith("first-token · ")  # text, as asked
+    assert (tmp_path / "r.json").read_text("utf-8") == piped(
+        "check", REAL_RUN, "--format", "json"
+    ).stdout
+    assert (tmp_path / "r.xml").read_text("utf-8") == piped(
+        "check", REAL_RUN, "--format", "junit"
+    ).stdout
+
+
+def test_also_without_a_format_and_a_file_is_refused_before_grading() -> None:
+    proc = piped("check", REAL_RUN, "--also", "jsn:r.json")
+    assert proc.returncode == 2 and "FORMAT:FILE" in proc.stderr and proc.stdout == ""
+
+
+def test_a_step_is_graded_alone_and_the_rest_is_said() -> None:
+    import json
+
+    proc = piped("check", REAL_RUN, "--step", "cancel", "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert {c["id"].split(".")[0] for c in doc["checks"]} == {"cancel"}
+    assert doc["max_score"] == sum(c["max_points"] for c in doc["checks"]) < 83
+    assert "the other 45 checks are left out of this score" in proc.stderr
+    assert proc.returncode == 1  # cancel.slot_freed fails in this run
+
+
+def test_the_subsets_status_is_its_own_checks() -> None:
+    proc = piped("check", REAL_RUN, "--check", "health.ok,ttft.medians", "-q")
+    assert proc.returncode == 0 and "Score: 3/3" in proc.stdout
+
+
+def test_a_subsets_json_is_a_valid_result() -> None:
+    import json
+
+    import jsonschema
+
+    schema = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
+    doc = json.loads(piped("check", REAL_RUN, "--step", "prefill", "--format", "json").stdout)
+    jsonschema.validate(doc, schema)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--step", "cance"), "did you mean cancel?"),
+        (("--check", "log.intat"), "did you mean log.intact?"),
+    ],
+)
+def test_an_unknown_step_or_check_is_refused_with_the_nearest(
+    args: tuple[str, ...], said: str
+) -> None:
+    proc = piped("check", REAL_RUN, *args)
+    assert proc.returncode == 2 and said in proc.stderr
