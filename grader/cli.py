@@ -108,14 +108,9 @@ def _chosen_lab(argv: Sequence[str]) -> Any:
         return None
 
 
+_VERSION = {"action": "version", "version": f"%(prog)s {__version__}"}
 ROOT_ARGS = (
-    arg(
-        "-V",
-        "--version",
-        action="version",
-        version=f"%(prog)s {__version__}",
-        help="help.grader.version",
-    ),
+    arg("-V", "--version", help="help.grader.version", **_VERSION),
     arg("--lang", choices=LANG.options["choices"], dest="root_lang", help=LANG.help),
 )
 """The options of `grader` itself, before the command."""
@@ -178,32 +173,6 @@ def _heavy(name: str) -> Any:
     return module
 
 
-def _sample_hint(lab: Any, catalog: Any) -> str | None:
-    """How to try the grader on the lab's bundled sample, if it ships one."""
-    from grader.samples import sample_folder
-
-    if not lab.sample or sample_folder(lab, lab.sample) is None:
-        return None
-    return catalog.text("cli.try_sample", {"sample": lab.sample})
-
-
-def _sample(lab: Any, name: str, catalog: Any) -> str | None:
-    """The folder of the bundled sample `name`; None (having said why) when there is none."""
-    import difflib
-
-    from grader.samples import sample_folder, sample_names
-
-    folder = sample_folder(lab, name)
-    if folder is not None:
-        return folder
-    names = sample_names(lab)
-    close = difflib.get_close_matches(name, names, n=1)
-    key = "cli.no_such_sample_similar" if close else "cli.no_such_sample"
-    params = {"sample": name, "similar": close[0] if close else "", "names": ", ".join(names)}
-    say(catalog.text(key if names else "cli.no_samples", params) or name)
-    return None
-
-
 def _color(choice: str, output: str | None) -> bool:
     if choice != "auto":
         return choice == "always"
@@ -242,14 +211,20 @@ def _check(args: Arguments) -> int:
         if args.dir is not None and args.dir != lab.default_folder:
             say(catalog.text("cli.sample_and_folder") or "give a folder or --sample, not both")
             return EXIT_NOT_GRADED
-        args.dir = _sample(lab, args.sample, catalog)
+        from grader.cli_more import sample_folder_named
+
+        args.dir = sample_folder_named(lab, args.sample, catalog, args.format)
         if args.dir is None:
             return EXIT_NOT_GRADED
     if args.dir is None:
         say(catalog.text("cli.no_folder", {"lab": lab.name}) or "give the submission folder")
         return EXIT_NOT_GRADED
-    also = _also(getattr(args, "also", None), catalog)
-    wanted = _wanted(lab, args, catalog)
+    also: list[tuple[str, str]] | None = []
+    wanted: set[str] | None = set()
+    if getattr(args, "also", None) or getattr(args, "step", None) or getattr(args, "check", None):
+        from grader.cli_more import also_outputs, wanted_checks
+
+        also, wanted = also_outputs(args.also, catalog), wanted_checks(lab, args, catalog)
     if also is None or wanted is None:
         return EXIT_NOT_GRADED
     try:
@@ -267,90 +242,24 @@ def _check(args: Arguments) -> int:
     except NotGradable as exc:
         result = not_gradable(lab, args.dir, rubric.version, exc.problem, lang)
         say(result.format_errors[0])
-        hint = _sample_hint(lab, catalog) if args.dir == lab.default_folder else None
-        if hint:
-            say(hint)
+        if args.dir == lab.default_folder:
+            from grader.cli_more import say_sample_hint
+
+            say_sample_hint(lab, catalog)
         if args.format == "text":
             return EXIT_NOT_GRADED
     except Exception as exc:  # a grader bug: still a valid result saying so, and exit 3
         return _internal_error(args, catalog, exc, rubric.version, lab.name)
     if wanted:
-        result = _subset(result, wanted, args, catalog)
+        from grader.cli_more import subset
+
+        result = subset(result, wanted, args, catalog)
     _render(args, result, catalog, lab=lab, rubric=rubric, sample=args.sample)
-    for fmt, path in also:  # the same result, in more formats, into files
-        _render_as(fmt, path, result, catalog, lab=lab, rubric=rubric, sample=args.sample)
-    if args.sample is not None and args.format != "text":  # the text report says it
-        say(catalog.text("render.sample_public", {"sample": args.sample}) or args.sample)
+    for fmt, path in also or ():  # the same result, in more formats, into files
+        from grader.cli_more import render_as
+
+        render_as(fmt, path, result, catalog, lab=lab, rubric=rubric, sample=args.sample)
     return check_status(result)
-
-
-def _also(values: list[str] | None, catalog: Any) -> list[tuple[str, str]] | None:
-    """`--also FORMAT:FILE`, each as (format, file); None (having said why) when one is
-    not a format of the grader with a file."""
-    from grader.render import FORMATS
-
-    found = []
-    for value in values or ():
-        fmt, colon, path = value.partition(":")
-        if fmt not in FORMATS or not colon or not path:
-            formats = ", ".join(sorted(FORMATS))
-            say(catalog.text("cli.bad_also", {"value": value, "formats": formats}) or value)
-            return None
-        found.append((fmt, path))
-    return found
-
-
-def _wanted(lab: Any, args: Arguments, catalog: Any) -> set[str] | None:
-    """The check ids `--step` and `--check` ask for (empty: every check); None (having
-    said why, with the nearest names) when one names no step or check of the lab."""
-    ids = lab.all_check_ids()
-    steps = {cid.split(".", 1)[0] for cid in ids}
-    wanted: set[str] = set()
-    for option, names, known in (
-        ("step", getattr(args, "step", None), sorted(steps)),
-        ("check", getattr(args, "check", None), ids),
-    ):
-        for name in (n.strip() for n in (names or "").split(",") if n.strip()):
-            if name not in known:
-                import difflib  # only for a name to correct: a cold check imports none
-
-                close = difflib.get_close_matches(name, known, n=1)
-                params = {"value": name, "similar": close[0] if close else "",
-                          "names": ", ".join(known)}  # fmt: skip
-                key = f"cli.unknown_{option}{'_similar' if close else ''}"
-                say(catalog.text(key, params) or name)
-                return None
-            wanted |= {c for c in ids if c.split(".", 1)[0] == name} if option == "step" else {name}
-    return wanted
-
-
-def _subset(result: Any, wanted: set[str], args: Arguments, catalog: Any) -> Any:
-    """The result of the checks asked for alone (graded with all the others, so that what
-    they wait for was judged), its score theirs; the rest said on stderr, never hidden."""
-    from grader import records
-    from grader.result import Summary
-
-    if not result.gradable:
-        return result
-    kept = [c for c in result.checks if c.id in wanted]
-    statuses = [c.status for c in kept]
-    left = len(result.checks) - len(kept)
-    asked = ", ".join(v for v in (args.step, args.check) if v)
-    points = sum(c.max_points for c in kept)
-    params = {"asked": asked, "count": len(kept), "points": f"{points:g}", "rest": left}
-    say(catalog.text("cli.subset", params) or asked)
-    return records.replace(
-        result,
-        checks=kept,
-        score=sum(c.points for c in kept),
-        max_score=points,
-        summary=Summary(
-            passed=statuses.count("passed"),
-            failed=statuses.count("failed"),
-            skipped=statuses.count("skipped"),
-            error=statuses.count("error"),
-        ),
-    )
 
 
 def _width(output: str | None) -> int:
@@ -361,13 +270,6 @@ def _width(output: str | None) -> int:
 
         return max(40, min(200, shutil.get_terminal_size((80, 24)).columns))
     return 80
-
-
-def _render_as(fmt: str, path: str, result: Any, catalog: Any, **extra: Any) -> None:
-    """The result in format `fmt`, written atomically into `path` (no colour, 80 columns)."""
-    from grader.render import RenderOptions, renderer
-
-    _write(renderer(fmt)(result, RenderOptions(catalog, False, False, False, 80, **extra)), path)
 
 
 def _render(args: Arguments, result: Any, catalog: Any, **extra: Any) -> None:
@@ -467,6 +369,8 @@ def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
 def _run(args: Arguments, lab: Any) -> int:
     """The command `args` names, its exit status (the README's table)."""
     try:
+        if args.command == "prairielearn":  # it runs `grader check`: given, not imported
+            return int(_heavy(args.command).run(args, main))
         if args.command in _HEAVY:
             return int(_heavy(args.command).run(args))
         if args.command in cli_lab.COMMANDS:

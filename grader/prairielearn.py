@@ -30,6 +30,8 @@ from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from grader.cli_commands import Arguments
 
 ROOT_VARIABLE = "PRAIRIELEARN_GRADE_ROOT"
@@ -72,11 +74,10 @@ def _written(path: str) -> bool:
     return isinstance(document, dict) and "gradable" in document
 
 
-def run(args: Arguments) -> int:
-    """Grade `<root>/student` into `<root>/results/results.json`; 0 once it is written,
-    2 when it can't be (the folder can't be made or written)."""
-    from grader.cli import main
-
+def run(args: Arguments, main: Callable[[list[str]], int]) -> int:
+    """Grade `<root>/student` into `<root>/results/results.json` by `main` (`grader.cli`'s,
+    given so that this module imports no command line); 0 once it is written, 2 when it
+    can't be (the folder can't be made or written)."""
     root = root_of(args)
     results = os.path.join(root, "results")
     path = os.path.join(results, "results.json")

@@ -48,8 +48,8 @@ class Outcome:
 
 SCHEMA_HINT = "engine.schema_hint"
 MISSING_HINT = "engine.missing_hint"
-"""The lab's table of how each file is made, by artifact name: what to do about a missing
-file (`engine.missing_hint.log`: `voice-llm log > server.log`), before the general hint."""
+"""The lab's table of how each file is made, by artifact name (`engine.missing_hint.<name>`):
+what to do about a missing file, said before the general hint."""
 MISSING = ("file.missing", "file.missing_similar")
 """The catalog table of what to do about a file's problem: a hint for the problem itself
 (`engine.schema_hint.file.too_big`) where there is one, else for its kind, the first word
