@@ -5,6 +5,7 @@ virtual environment. For the tests that run the installed `grader` as its users 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -12,15 +13,26 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
+BUILD_LEFTOVERS = ("firsttoken_grader.egg-info", "build")
+"""What setuptools leaves in the checkout when it builds there: an `*.egg-info` on the
+working directory's path is an installed distribution to `grader.labs`, so the grader
+run from the checkout afterwards would read its entry points (and the cold-import test
+would see it)."""
+
 
 def build_wheel(out: Path) -> Path:
-    """The project's wheel, built by pip as a user builds it."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    """The project's wheel, built by pip as a user builds it; the checkout left as it was."""
+    before = {name for name in BUILD_LEFTOVERS if (ROOT / name).exists()}
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+    finally:
+        for name in set(BUILD_LEFTOVERS) - before:
+            shutil.rmtree(ROOT / name, ignore_errors=True)
     return next(out.glob("*.whl"))
 
 

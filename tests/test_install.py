@@ -18,19 +18,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.installed import user_env
+from tests.installed import build_wheel, user_env
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return next(out.glob("*.whl"))
+    return build_wheel(tmp_path_factory.mktemp("dist"))
 
 
 @pytest.fixture(scope="module")
