@@ -43,6 +43,9 @@ _HEAVY = {
     "batch": "help.batch.summary",
     "report": "help.report.summary",
     "export": "help.export.summary",
+    "gradescope-zip": "help.gradescope_zip.summary",
+    "prairielearn": "help.prairielearn.summary",
+    "pyz": "help.pyz.summary",
 }
 
 
@@ -78,6 +81,9 @@ def _check_command(lab: Any) -> Command:
             arg("--sample", metavar="NAME", help="help.check.sample"),
             arg("--format", choices=sorted(FORMATS), default="text", help="help.check.format"),
             arg("--output", metavar="FILE", help="help.check.output"),
+            arg("--also", metavar="FORMAT:FILE", action="append", help="help.check.also"),
+            arg("--step", metavar="STEP", help="help.check.step"),
+            arg("--check", metavar="ID", help="help.check.check"),
             RUBRIC,
             LANG,
             arg("--color", choices=COLORS, default="auto", help="help.check.color"),
@@ -102,10 +108,9 @@ def _chosen_lab(argv: Sequence[str]) -> Any:
         return None
 
 
+_VERSION = {"action": "version", "version": f"%(prog)s {__version__}"}
 ROOT_ARGS = (
-    arg(
-        "--version", action="version", version=f"%(prog)s {__version__}", help="help.grader.version"
-    ),
+    arg("-V", "--version", help="help.grader.version", **_VERSION),
     arg("--lang", choices=LANG.options["choices"], dest="root_lang", help=LANG.help),
 )
 """The options of `grader` itself, before the command."""
@@ -157,35 +162,15 @@ def _heavy(name: str) -> Any:
         from grader import batch_cli as module
     elif name == "export":
         from grader.export import cli as module
+    elif name == "gradescope-zip":
+        from grader import gradescope_zip as module
+    elif name == "prairielearn":
+        from grader import prairielearn as module
+    elif name == "pyz":
+        from grader import pyz as module
     else:
         from grader.class_report import cli as module
     return module
-
-
-def _sample_hint(lab: Any, catalog: Any) -> str | None:
-    """How to try the grader on the lab's bundled sample, if it ships one."""
-    from grader.samples import sample_folder
-
-    if not lab.sample or sample_folder(lab, lab.sample) is None:
-        return None
-    return catalog.text("cli.try_sample", {"sample": lab.sample})
-
-
-def _sample(lab: Any, name: str, catalog: Any) -> str | None:
-    """The folder of the bundled sample `name`; None (having said why) when there is none."""
-    import difflib
-
-    from grader.samples import sample_folder, sample_names
-
-    folder = sample_folder(lab, name)
-    if folder is not None:
-        return folder
-    names = sample_names(lab)
-    close = difflib.get_close_matches(name, names, n=1)
-    key = "cli.no_such_sample_similar" if close else "cli.no_such_sample"
-    params = {"sample": name, "similar": close[0] if close else "", "names": ", ".join(names)}
-    say(catalog.text(key if names else "cli.no_samples", params) or name)
-    return None
 
 
 def _color(choice: str, output: str | None) -> bool:
@@ -226,11 +211,21 @@ def _check(args: Arguments) -> int:
         if args.dir is not None and args.dir != lab.default_folder:
             say(catalog.text("cli.sample_and_folder") or "give a folder or --sample, not both")
             return EXIT_NOT_GRADED
-        args.dir = _sample(lab, args.sample, catalog)
+        from grader.cli_more import sample_folder_named
+
+        args.dir = sample_folder_named(lab, args.sample, catalog, args.format)
         if args.dir is None:
             return EXIT_NOT_GRADED
     if args.dir is None:
         say(catalog.text("cli.no_folder", {"lab": lab.name}) or "give the submission folder")
+        return EXIT_NOT_GRADED
+    also: list[tuple[str, str]] | None = []
+    wanted: set[str] | None = set()
+    if getattr(args, "also", None) or getattr(args, "step", None) or getattr(args, "check", None):
+        from grader.cli_more import also_outputs, wanted_checks
+
+        also, wanted = also_outputs(args.also, catalog), wanted_checks(lab, args, catalog)
+    if also is None or wanted is None:
         return EXIT_NOT_GRADED
     try:
         rubric = load_lab_rubric(lab, args.rubric)
@@ -252,14 +247,23 @@ def _check(args: Arguments) -> int:
     except NotGradable as exc:
         result = not_gradable(lab, args.dir, rubric.version, exc.problem, lang)
         say(result.format_errors[0])
-        hint = _sample_hint(lab, catalog) if args.dir == lab.default_folder else None
-        if hint:
-            say(hint)
+        if args.dir == lab.default_folder:
+            from grader.cli_more import say_sample_hint
+
+            say_sample_hint(lab, catalog)
         if args.format == "text":
             return EXIT_NOT_GRADED
     except Exception as exc:  # a grader bug: still a valid result saying so, and exit 3
         return _internal_error(args, catalog, exc, rubric.version, lab.name)
-    _render(args, result, catalog, lab=lab, rubric=rubric)
+    if wanted:
+        from grader.cli_more import subset
+
+        result = subset(result, wanted, args, catalog)
+    _render(args, result, catalog, lab=lab, rubric=rubric, sample=args.sample)
+    for fmt, path in also or ():  # the same result, in more formats, into files
+        from grader.cli_more import render_as
+
+        render_as(fmt, path, result, catalog, lab=lab, rubric=rubric, sample=args.sample)
     return check_status(result)
 
 
@@ -360,7 +364,11 @@ def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
 
         catalog = _catalog(language(list(argv)), lab)
         with speaking(catalog):
-            args = _parser(argv, lab, catalog).parse_args(argv)
+            parser = _parser(argv, lab, catalog)
+            from grader.cli_parser import misspelt_option
+
+            misspelt_option(parser, argv, catalog)  # exits 2 with "did you mean"
+            args = parser.parse_args(argv)
     if getattr(args, "lang", None) is None:  # `grader --lang ja check DIR`
         args.lang = args.root_lang
     return args, lab
@@ -369,6 +377,8 @@ def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
 def _run(args: Arguments, lab: Any) -> int:
     """The command `args` names, its exit status (the README's table)."""
     try:
+        if args.command == "prairielearn":  # it runs `grader check`: given, not imported
+            return int(_heavy(args.command).run(args, main))
         if args.command in _HEAVY:
             return int(_heavy(args.command).run(args))
         if args.command in cli_lab.COMMANDS:

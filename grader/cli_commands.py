@@ -118,18 +118,22 @@ def option_value(argv: list[str] | tuple[str, ...], option: str) -> str | None:
 
 _UNDERSTOOD = frozenset(("choices", "default", "metavar", "dest", "action", "nargs", "version"))
 """The argparse keywords whose meaning `_Grammar` reproduces (each only in the forms
-below: `action` "store_true" or "version", `nargs` "?" on a positional; `metavar` and
+below: `action` "store_true", "version" or "append", `nargs` "?" on a positional; `metavar` and
 `version` change only what help shows)."""
 
 
 class _Option:
-    __slots__ = ("choices", "dest", "group", "takes_value")
+    __slots__ = ("append", "choices", "dest", "group", "takes_value")
 
-    def __init__(self, dest: str, takes_value: bool, choices: Any, group: str | None) -> None:
+    def __init__(
+        self, dest: str, takes_value: bool, choices: Any, group: str | None, append: bool = False
+    ) -> None:
         self.dest = dest
         self.takes_value = takes_value
         self.choices = choices
         self.group = group
+        self.append = append
+        """`action="append"`: given any number of times, each value added to a list."""
 
 
 class _Grammar:
@@ -148,7 +152,12 @@ class _Grammar:
     def _add(self, declared: Arg) -> None:
         options = declared.options
         action = options.get("action")
-        if not _UNDERSTOOD.issuperset(options) or action not in (None, "store_true", "version"):
+        if not _UNDERSTOOD.issuperset(options) or action not in (
+            None,
+            "store_true",
+            "version",
+            "append",
+        ):
             self.usable = False
             return
         flags = declared.flags
@@ -169,7 +178,8 @@ class _Grammar:
         dest = options.get("dest") or (long or flags)[0].lstrip("-").replace("-", "_")
         store_true = action == "store_true"
         self.defaults[dest] = options.get("default", False if store_true else None)
-        option = _Option(dest, not store_true, options.get("choices"), declared.group)
+        append = action == "append"
+        option = _Option(dest, not store_true, options.get("choices"), declared.group, append)
         for flag in flags:
             self.options[flag] = option
 
@@ -200,7 +210,9 @@ class _Grammar:
                 token.partition("=") if token.startswith("--") else (token, "", "")
             )
             option = self.options.get(flag)
-            if option is None or option.dest in seen or option.group in groups:
+            if option is None or option.group in groups:
+                return None
+            if option.dest in seen and not option.append:
                 return None
             seen.add(option.dest)
             if option.group is not None:
@@ -220,7 +232,10 @@ class _Grammar:
                 return None
             if option.choices is not None and value not in option.choices:
                 return None
-            values[option.dest] = value
+            if option.append:
+                values[option.dest] = [*(values.get(option.dest) or ()), value]
+            else:
+                values[option.dest] = value
             at += 1
         if any(required for _, required, _ in self.positionals[positional:]):
             return None

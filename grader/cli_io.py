@@ -8,10 +8,48 @@ import sys
 
 
 def say(text: str, prefix: str = "grader") -> None:
-    """One diagnostic line on stderr, its control characters and odd bytes visible."""
+    """One diagnostic on stderr, its control characters and odd bytes visible; on a
+    terminal, wrapped to its columns in every language (a Chinese, Japanese or Korean
+    character takes two: `grader.render.wrap`), the lines after the first indented,
+    unless a word is wider than the terminal (a long path, kept whole)."""
     from grader.visible import visible
 
-    print(f"{prefix}: {visible(text, keep_newlines=True)}", file=sys.stderr)
+    line = f"{prefix}: {visible(text, keep_newlines=True)}"
+    columns = _stderr_columns()
+    if columns and _fits(line, columns):
+        from grader.render.wrap import wrap
+
+        line = "\n".join(wrap(line, columns - 1, "  ", first=""))
+    print(line, file=sys.stderr)
+
+
+def _fits(line: str, columns: int) -> bool:
+    """False when a word of `line` (a long path, with the words glued to it in Chinese or
+    Japanese) is wider than the terminal: it is then printed unwrapped, so that the path
+    is never cut in two and can be copied whole."""
+    from grader.render.wrap import UNBROKEN, cells
+
+    return all(cells(run) <= columns - 4 for run in UNBROKEN.findall(line))
+
+
+def _stderr_columns() -> int:
+    """The columns of the terminal stderr is (`$COLUMNS` first, as argparse reads it),
+    0 when stderr is no terminal: a file or a pipe gets each diagnostic on one line."""
+    try:
+        if not sys.stderr.isatty():
+            return 0
+    except (AttributeError, ValueError):
+        return 0
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.stderr.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(20, columns)
 
 
 def write(text: str, output: str | None) -> None:

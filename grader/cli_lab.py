@@ -67,15 +67,39 @@ def list_checks(args: Arguments) -> int:
     except RubricError as exc:
         say(exc.text(catalog))
         return EXIT_NOT_GRADED
-    lines = []
+    rows = []
     for cid in lab.all_check_ids():
         entry, title = settings[cid], check_title(lab, cid, catalog)
         if entry.get("enabled", True):
-            lines.append(f"{cid}\t{entry['points']:g}\t{title}")
+            rows.append((cid, f"{entry['points']:g}", title))
         else:
-            lines.append(f"{cid}\t-\t{catalog.text('cli.checks.disabled', {'title': title})}")
-    print("\n".join(lines))
+            rows.append((cid, "-", str(catalog.text("cli.checks.disabled", {"title": title}))))
+    if sys.stdout.isatty():
+        import shutil
+
+        print("\n".join(table(rows, shutil.get_terminal_size((80, 24)).columns)))
+    else:  # a pipe or a file: one tab-separated line per check, for cut and awk
+        print("\n".join("\t".join(row) for row in rows))
     return EXIT_PASSED
+
+
+def table(rows: list[tuple[str, str, str]], columns: int) -> list[str]:
+    """The checks as a terminal shows them: the ids in one column, the points right-aligned
+    in the next, each title wrapped within the rest of the line (a wide character takes
+    two columns), its continuation lines under its start."""
+    from grader.render.wrap import wrap
+
+    id_width = max((len(r[0]) for r in rows), default=0)
+    points_width = max((len(r[1]) for r in rows), default=0)
+    lead = id_width + 2 + points_width + 2
+    room = max(20, columns - 1 - lead)
+    lines = []
+    for cid, points, title in rows:
+        head = f"{cid.ljust(id_width)}  {points.rjust(points_width)}  "
+        wrapped = wrap(title, room) or [""]
+        lines.append(head + wrapped[0])
+        lines.extend(" " * lead + more for more in wrapped[1:])
+    return lines
 
 
 def list_labs(args: Arguments) -> int:

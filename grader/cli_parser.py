@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from grader.cli_commands import Command, language
 from grader.problems import Param
@@ -268,6 +268,52 @@ class speaking:  # lower case: used as the function it was, `with speaking(catal
     def __exit__(self, *_exc: object) -> None:
         argparse._, argparse.ngettext = self.saved  # type: ignore[attr-defined]
         _SPOKEN.pop()
+
+
+def _options(
+    parser: argparse.ArgumentParser, argv: Sequence[str]
+) -> tuple[set[str], argparse.ArgumentParser]:
+    """Every option string `argv` may use (the parser's own and those of the command the
+    command line names), and the parser whose usage to show (that command's)."""
+    found, shown = set(parser._option_string_actions), parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                if name in argv:
+                    found |= set(sub._option_string_actions)
+                    shown = sub
+                    break
+    return found, shown
+
+
+CLOSE = 0.8
+"""How alike a misspelt option and the one suggested are (difflib's ratio): a slip of one
+or two letters (`--formt`, `--samlpe`: 0.88 and more), not another word (`--verbose`
+for `--version`: 0.67, which argparse reports as unrecognized)."""
+
+
+def misspelt_option(parser: argparse.ArgumentParser, argv: Sequence[str], catalog: Any) -> None:
+    """When `argv` has an option no parser knows, nor abbreviates (`--form`), but one is
+    close to it (`--formt`), say which, after the usage, and exit 2: argparse would print
+    the whole usage and "unrecognized arguments" without a word of what was meant."""
+    import difflib
+
+    known, shown = _options(parser, argv)
+    for token in argv:
+        if token == "--":
+            return
+        option = token.partition("=")[0]
+        if not option.startswith("--") or option in known:
+            continue
+        if any(k.startswith(option) for k in known):  # an abbreviation argparse takes
+            continue
+        longs = sorted(k for k in known if k.startswith("--"))
+        close = difflib.get_close_matches(option, longs, n=1, cutoff=CLOSE)
+        if close:
+            shown.print_usage(sys.stderr)
+            params = {"option": option, "similar": close[0]}
+            text = catalog.text("cli.unknown_option_similar", params)
+            parser.exit(2, f"grader: {text or option}\n")
 
 
 def user_catalog(argv: list[str] | tuple[str, ...]) -> Any:

@@ -914,10 +914,10 @@ def _grader_problems_Problem(cls, defaults, factories):
 
 def _grader_render_RenderOptions(cls, defaults, factories):
     """The methods of `grader.render.RenderOptions`."""
-    (d_color, d_verbose, d_quiet, d_width, d_rubric, d_lab) = defaults
+    (d_color, d_verbose, d_quiet, d_width, d_rubric, d_lab, d_sample) = defaults
     set_field = object.__setattr__
 
-    def __init__(self, catalog: Catalog, color: bool = d_color, verbose: bool = d_verbose, quiet: bool = d_quiet, width: int = d_width, rubric: Any = d_rubric, lab: Any = d_lab):
+    def __init__(self, catalog: Catalog, color: bool = d_color, verbose: bool = d_verbose, quiet: bool = d_quiet, width: int = d_width, rubric: Any = d_rubric, lab: Any = d_lab, sample: str | None = d_sample):
         set_field(self, 'catalog', catalog)
         set_field(self, 'color', color)
         set_field(self, 'verbose', verbose)
@@ -925,25 +925,26 @@ def _grader_render_RenderOptions(cls, defaults, factories):
         set_field(self, 'width', width)
         set_field(self, 'rubric', rubric)
         set_field(self, 'lab', lab)
+        set_field(self, 'sample', sample)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(catalog={self.catalog!r}, color={self.color!r}, verbose={self.verbose!r}, quiet={self.quiet!r}, width={self.width!r}, rubric={self.rubric!r}, lab={self.lab!r})"
+        return f"{self.__class__.__qualname__}(catalog={self.catalog!r}, color={self.color!r}, verbose={self.verbose!r}, quiet={self.quiet!r}, width={self.width!r}, rubric={self.rubric!r}, lab={self.lab!r}, sample={self.sample!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.catalog, self.color, self.verbose, self.quiet, self.width, self.rubric, self.lab) == (other.catalog, other.color, other.verbose, other.quiet, other.width, other.rubric, other.lab)
+            return (self.catalog, self.color, self.verbose, self.quiet, self.width, self.rubric, self.lab, self.sample) == (other.catalog, other.color, other.verbose, other.quiet, other.width, other.rubric, other.lab, other.sample)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.catalog, self.color, self.verbose, self.quiet, self.width, self.rubric, self.lab))
+        return hash((self.catalog, self.color, self.verbose, self.quiet, self.width, self.rubric, self.lab, self.sample))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab'):
+        if type(self) is cls or name in ('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab', 'sample'):
             raise cannot_assign(name)
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab'):
+        if type(self) is cls or name in ('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab', 'sample'):
             raise cannot_delete(name)
         super(cls, self).__delattr__(name)
 
@@ -1305,6 +1306,42 @@ def _grader_schema_SchemaRef(cls, defaults, factories):
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
 
 
+def _grader_schema_explain_SchemaError(cls, defaults, factories):
+    """The methods of `grader.schema_explain.SchemaError`."""
+    set_field = object.__setattr__
+
+    def __init__(self, validator: str, validator_value: Any, instance: Any, schema: Any, absolute_path: tuple[str | int, ...], message: str):
+        set_field(self, 'validator', validator)
+        set_field(self, 'validator_value', validator_value)
+        set_field(self, 'instance', instance)
+        set_field(self, 'schema', schema)
+        set_field(self, 'absolute_path', absolute_path)
+        set_field(self, 'message', message)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(validator={self.validator!r}, validator_value={self.validator_value!r}, instance={self.instance!r}, schema={self.schema!r}, absolute_path={self.absolute_path!r}, message={self.message!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.validator, self.validator_value, self.instance, self.schema, self.absolute_path, self.message) == (other.validator, other.validator_value, other.instance, other.schema, other.absolute_path, other.message)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.validator, self.validator_value, self.instance, self.schema, self.absolute_path, self.message))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('validator', 'validator_value', 'instance', 'schema', 'absolute_path', 'message'):
+            raise cannot_assign(name)
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('validator', 'validator_value', 'instance', 'schema', 'absolute_path', 'message'):
+            raise cannot_delete(name)
+        super(cls, self).__delattr__(name)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
+
+
 RECORDS = {
     'grader.cli_commands.Arg': (('flags', 'help', 'options', 'params', 'group'), True, False, _grader_cli_commands_Arg),
     'grader.cli_commands.Command': (('name', 'summary', 'args', 'description', 'epilog', 'params'), True, False, _grader_cli_commands_Command),
@@ -1333,7 +1370,7 @@ RECORDS = {
     'grader.params.ListOf': (('item', 'min_items', 'max_items'), True, False, _grader_params_ListOf),
     'grader.problems.Location': (('file', 'line', 'column', 'pointer'), True, False, _grader_problems_Location),
     'grader.problems.Problem': (('message_id', 'params', 'location'), True, False, _grader_problems_Problem),
-    'grader.render.RenderOptions': (('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab'), True, False, _grader_render_RenderOptions),
+    'grader.render.RenderOptions': (('catalog', 'color', 'verbose', 'quiet', 'width', 'rubric', 'lab', 'sample'), True, False, _grader_render_RenderOptions),
     'grader.result.ResultLocation': (('file', 'line', 'column', 'pointer'), True, False, _grader_result_ResultLocation),
     'grader.result.CheckResult': (('id', 'title', 'status', 'points', 'max_points', 'message', 'hint', 'explanation', 'artifact', 'location', 'expected', 'found', 'message_id', 'data', 'cause'), True, False, _grader_result_CheckResult),
     'grader.result.ProblemResult': (('message', 'message_id', 'location'), True, False, _grader_result_ProblemResult),
@@ -1343,5 +1380,6 @@ RECORDS = {
     'grader.rubric.Rubric': (('lab', 'version', 'checks', 'limits', 'sha256', 'lab_limits', 'gradescope'), True, False, _grader_rubric_Rubric),
     'grader.runner.Outcome': (('id', 'status', 'points', 'max_points', 'artifact', 'message_id', 'params', 'location', 'expected', 'found', 'title_id', 'data', 'cause', 'hint_id', 'unconfirmed'), True, False, _grader_runner_Outcome),
     'grader.schema.SchemaRef': (('schemas', 'name'), True, False, _grader_schema_SchemaRef),
+    'grader.schema_explain.SchemaError': (('validator', 'validator_value', 'instance', 'schema', 'absolute_path', 'message'), True, False, _grader_schema_explain_SchemaError),
 }
 """Each record, by module and name: (its fields, frozen, slots, its methods' maker)."""

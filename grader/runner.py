@@ -52,6 +52,10 @@ class Outcome:
 UNCONFIRMED_HINT = "engine.unconfirmed_hint"
 """What to do when a corroborating check failed for lack of record, not contradiction."""
 SCHEMA_HINT = "engine.schema_hint"
+MISSING_HINT = "engine.missing_hint"
+"""The lab's table of how each file is made, by artifact name (`engine.missing_hint.<name>`):
+what to do about a missing file, said before the general hint."""
+MISSING = ("file.missing", "file.missing_similar")
 """The catalog table of what to do about a file's problem: a hint for the problem itself
 (`engine.schema_hint.file.too_big`) where there is one, else for its kind, the first word
 of its id (`engine.schema_hint.file`)."""
@@ -66,6 +70,8 @@ def hint_ids(outcome: Outcome) -> tuple[str, ...]:
         return UNCONFIRMED_HINT, f"{outcome.id}.hint"
     if outcome.hint_id is None:
         return (f"{outcome.id}.hint",)
+    if outcome.hint_id.startswith(f"{MISSING_HINT}."):
+        return outcome.hint_id, f"{SCHEMA_HINT}.file.missing", f"{SCHEMA_HINT}.file"
     problem = outcome.hint_id.removeprefix(f"{SCHEMA_HINT}.")
     if problem == outcome.hint_id or "." not in problem:
         return (outcome.hint_id,)
@@ -109,7 +115,11 @@ def _schema_outcome(artifact: Artifact, points: float) -> Outcome:
         params,
         first.location or Location(artifact.file),
         title_id=title,
-        hint_id=f"{SCHEMA_HINT}.{first.message_id}",
+        hint_id=(
+            f"{MISSING_HINT}.{artifact.name}"
+            if first.message_id in MISSING
+            else f"{SCHEMA_HINT}.{first.message_id}"
+        ),
     )
 
 

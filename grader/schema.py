@@ -47,12 +47,17 @@ def json_type(value: Any) -> str:
     return "object"
 
 
-def _import_jsonschema() -> tuple[Any, Any, Any, Any, Any]:
+def _import_jsonschema() -> tuple[Any, Any, Any, Any, Any] | None:
     """jsonschema's validator, `best_match` and its `relevance`, referencing's registry:
-    imported once, outside the confinement (see `SchemaSet.validator`)."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import best_match, relevance
-    from referencing import Registry, Resource
+    imported once, outside the confinement (see `SchemaSet.validator`); None where they
+    are not installed (the single-file grader.pyz on a bare Python): a rejected value is
+    then explained by `grader.schema_explain`, with the standard library alone."""
+    try:
+        from jsonschema import Draft202012Validator
+        from jsonschema.exceptions import best_match, relevance
+        from referencing import Registry, Resource
+    except ImportError:
+        return None
 
     return Draft202012Validator, Registry, Resource, best_match, relevance
 
@@ -219,7 +224,13 @@ class SchemaSet:
         `prepared` has the import done outside the confinement, under the import guard.
         """
         if name not in self._validators:
-            Draft202012Validator, Registry, Resource, *_ = prepared(_import_jsonschema)
+            imported = prepared(_import_jsonschema)
+            if imported is None:
+                from grader.schema_explain import Explainer
+
+                self._validators[name] = Explainer(self.load(name), self.by_id())
+                return self._validators[name]
+            Draft202012Validator, Registry, Resource, *_ = imported
             registry = Registry().with_resources(
                 (sid, Resource.from_contents(schema)) for sid, schema in self.by_id().items()
             )
@@ -242,7 +253,11 @@ class SchemaSet:
         the file, where a student starts reading), then the others in document order
         (where their values are in the file; array items by index, numerically)."""
         validator = self.validator(name)
-        best_match, relevance = prepared(_import_jsonschema)[3:]
+        imported = prepared(_import_jsonschema)
+        if imported is None:  # no jsonschema: the standard library's explanation
+            errors = list(itertools.islice(validator.errors(instance), MAX_PROBLEMS))
+            return sorted(errors, key=lambda e: _place(instance, e))
+        best_match, relevance = imported[3:]
         errors = list(itertools.islice(validator.iter_errors(instance), MAX_PROBLEMS))
         if not errors:
             return []

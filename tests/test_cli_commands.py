@@ -108,6 +108,10 @@ def test_read_answers_only_as_argparse_does(argv: list[str]) -> None:
                 ["--server-log", "x.log"],
                 ["--lab", "first-token"],
                 ["--sample", "correct"],
+                ["--also", "json:a.json"],
+                ["--also=junit:b.xml"],
+                ["--check", "log.intact"],
+                ["--step", "cancel"],
             ]
         ),
         max_size=4,
@@ -134,6 +138,7 @@ def test_read_of_plain_command_lines_is_argparses(
         ["check"],
         ["--lang", "ja", "check", "sub", "-q"],
         ["check", "--format=junit", "--output", "out.xml", "sub"],
+        ["check", "sub", "--also", "json:a.json", "--also=junit:b.xml", "--step", "cancel"],
         ["checks", "--rubric", "r.toml"],
         ["explain", "log.intact", "--lang", "ko"],
         ["labs"],

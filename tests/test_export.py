@@ -194,7 +194,7 @@ def test_canvas_s_own_gradebook_export_is_a_roster(out: Path) -> None:
         '"Doe, Jane",101,S1,correct,A,9,90\n'
         '"Student, Test",999,,,A,,\n'
     )
-    code, _ = export(out, roster, "--to", "canvas")
+    code, _ = export(out, roster, "--to", "canvas", "--assignment-id", "11")
     read = canvas_reads(out / "canvas.csv")
     assert [s["name"] for s in read["students"]] == ["Doe, Jane"]
     listed = rows_of(out / "canvas.csv.unmatched.csv")
@@ -202,7 +202,69 @@ def test_canvas_s_own_gradebook_export_is_a_roster(out: Path) -> None:
     assert code == 1
 
 
+CANVAS_GRADEBOOK = (
+    "Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (11),Lab 3: First token (4711),"
+    "Current Score\n"
+    "    Points Possible,,,,,10,83,(read only)\n"
+    '"Doe, Jane",101,S1,correct,A,9,,90\n'
+)
+
+
+def test_canvas_fills_the_rosters_assignment_of_the_lab_by_default(out: Path, capsys) -> None:
+    export(out, CANVAS_GRADEBOOK, "--to", "canvas")
+    assert canvas_reads(out / "canvas.csv")["assignments"] == [("Lab 3: First token", "4711")]
+    assert "Lab 3: First token (4711)" in capsys.readouterr().err
+
+
+def test_canvas_asks_which_assignment_when_none_of_the_rosters_names_the_lab(
+    out: Path, capsys
+) -> None:
+    roster = CANVAS_GRADEBOOK.replace("Lab 3: First token (4711)", "Lab 2 (12)")
+    code, _ = export(out, roster, "--to", "canvas")
+    err = capsys.readouterr().err
+    assert code == 2 and "--assignment-id" in err and "Lab 1 (11), Lab 2 (12)" in err
+    assert not (out / "canvas.csv").exists()
+
+
+def test_canvas_takes_the_rosters_title_for_an_assignment_id(out: Path) -> None:
+    export(out, CANVAS_GRADEBOOK, "--to", "canvas", "--assignment-id", "11")
+    assert canvas_reads(out / "canvas.csv")["assignments"] == [("Lab 1", "11")]
+
+
+def test_canvas_takes_the_rosters_id_for_an_assignment_name(out: Path) -> None:
+    export(out, CANVAS_GRADEBOOK, "--to", "canvas", "--assignment", "lab 1")
+    assert canvas_reads(out / "canvas.csv")["assignments"] == [("lab 1", "11")]
+
+
+def test_canvas_says_it_will_make_a_new_assignment_when_the_roster_has_none(
+    out: Path, capsys
+) -> None:
+    export(out, CANVAS_ROSTER, "--to", "canvas")
+    assert "new assignment first-token" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- Moodle
+
+MOODLE_GRADES = MOODLE_ROSTER.replace(
+    "Email address,submission", "Email address,Assignment: First token (Real),submission"
+).replace("@u.edu,", "@u.edu,-,")
+
+
+def test_moodle_grade_and_feedback_go_to_the_rosters_grade_item_of_the_lab(
+    out: Path, capsys
+) -> None:
+    export(out, MOODLE_GRADES, "--to", "moodle")
+    header = rows_of(out / "moodle.csv")[0]
+    assert header == [
+        "Email address", "Assignment: First token (Real)", "Assignment: First token (Feedback)",
+    ]  # fmt: skip
+    assert "grade item Assignment: First token" in capsys.readouterr().err
+
+
+def test_moodle_says_feedback_needs_an_item_when_the_roster_has_none(out: Path, capsys) -> None:
+    export(out, MOODLE_ROSTER, "--to", "moodle")
+    assert "attaches feedback only to an item that exists" in capsys.readouterr().err
+
 
 
 def test_the_moodle_file_has_the_user_column_the_grades_and_their_feedback(out: Path) -> None:
@@ -211,8 +273,8 @@ def test_the_moodle_file_has_the_user_column_the_grades_and_their_feedback(out: 
     header = table[0]
     steps = [c.key for c in columns([result_of(out, "correct")], "step")]
     assert header[0] == "Email address"
-    assert header[1 : 1 + len(steps)] == [f"first-token: {s}" for s in steps]
-    assert header[1 + len(steps) :] == [f"first-token: {s} (feedback)" for s in steps]
+    assert header[1::2] == [f"first-token: {s}" for s in steps]
+    assert header[2::2] == [f"first-token: {s} (feedback)" for s in steps]
     assert [row[0] for row in table[1:]] == [
         "jane@u.edu", "rick@u.edu", "carl@u.edu", "nell@u.edu", "ug@u.edu",
     ]  # fmt: skip

@@ -18,18 +18,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.installed import build_wheel, user_env
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return next(out.glob("*.whl"))
+    return build_wheel(tmp_path_factory.mktemp("dist"))
 
 
 @pytest.fixture(scope="module")
@@ -44,13 +38,14 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         capture_output=True,
         timeout=300,
+        env=user_env(),  # a checkout on PYTHONPATH would pass for the installed package
     )  # fmt: skip
     return env / "bin" / "grader"
 
 
 def run(grader: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(grader), *args], capture_output=True, text=True, timeout=120, cwd=cwd
+        [str(grader), *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=user_env()
     )
 
 
@@ -94,3 +89,18 @@ def test_an_unknown_sample_name_gets_did_you_mean_in_the_students_language(
 ) -> None:
     result = run(installed, tmp_path, "check", "--sample", "corect", "--lang", "ja")
     assert result.returncode == 2 and "correctのことですか" in result.stderr
+
+
+def test_an_installed_grader_without_its_dependencies_explains_a_file_that_fails_its_schema(
+    installed: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from tests.conftest import REAL
+
+    shutil.copytree(REAL / "correct", tmp_path / "run")
+    (tmp_path / "run" / "ttft.json").write_text('{"runs": "five"}', "utf-8")
+    result = run(installed, tmp_path, "check", "run", "--format", "json")
+    assert result.returncode == 1 and "internal error" not in result.stderr
+    checks = {c["id"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["ttft.schema"]["status"] == "failed"

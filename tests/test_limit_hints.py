@@ -70,9 +70,19 @@ def test_a_problem_without_a_hint_of_its_own_gets_the_hint_for_its_kind(tmp_path
     assert empty.message_id == "log.empty"
     assert empty.hint == _lab_text("engine.schema_hint.log")  # the lab's, for every log problem
     (folder / "server.log").unlink()
+    (folder / "server.log").mkdir()
+    folder_instead = _schema_check(folder, "log")
+    assert folder_instead.message_id.startswith("file.")
+    assert folder_instead.hint == _lab_text("engine.schema_hint.file")  # the engine's
+
+
+def test_a_missing_file_gets_how_the_lab_makes_it(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    shutil.copytree(CORRECT, folder)
+    (folder / "server.log").unlink()
     missing = _schema_check(folder, "log")
     assert missing.message_id == "file.missing"
-    assert missing.hint == _lab_text("engine.schema_hint.file")  # the engine's
+    assert missing.hint == _lab_text("engine.missing_hint.log")  # the lab's: voice-llm log
 
 
 @pytest.mark.parametrize(

@@ -97,7 +97,7 @@ def _read(fmt: str, output: str) -> str:
     (one per line, with a `|` between them that no run of words crosses)."""
     if fmt in ("json", "gradescope", "prairielearn"):
         return "\n|\n".join(json_texts(json.loads(output)))
-    if fmt == "junit":
+    if fmt in ("junit", "junit-gitlab"):
         return "\n|\n".join(xml_texts(output))
     return output
 

@@ -102,6 +102,13 @@ LETTERS = {letter: VOWEL for letter in "abcdefghijkopqstuvwxyz"} | {
 """How a letter is read when a word is spelled out (`ID` 아이디, `KV` 케이브이)."""
 
 READINGS = {
+    "check": VOWEL,  # 체크
+    "gradable": VOWEL,  # 그레이더블
+    "moodle": RIEUL,  # 무들
+    "rubric": CONSONANT,  # 루브릭
+    "student": VOWEL,  # 스튜던트
+    "wheel": RIEUL,  # 휠
+    "zip": CONSONANT,  # 집
     "client": VOWEL,  # 클라이언트
     "close": VOWEL,  # 클로즈
     "content": VOWEL,  # 콘텐트

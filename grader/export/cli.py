@@ -158,7 +158,8 @@ def _gradebook(args: argparse.Namespace, results: list[tuple[str, Any]], tell: A
     if args.to == "canvas":
         if first_of(lms.CANVAS_IDENTITY, roster) is None:
             raise _Stop("export.no_canvas_identity", path=args.roster)
-        data = lms.canvas_csv(rows, cols, assignment, args.assignment_id)
+        assignment, assignment_id = _canvas_assignment(args, roster, labs, assignment, tell)
+        data = lms.canvas_csv(rows, cols, assignment, assignment_id)
     else:
         user_field = args.user_field or (
             key if key in lms.MOODLE_USER_FIELDS else first_of(lms.MOODLE_USER_FIELDS, roster)
@@ -170,13 +171,65 @@ def _gradebook(args: argparse.Namespace, results: list[tuple[str, Any]], tell: A
                 column=user_field or "",
                 fields=", ".join(lms.MOODLE_USER_FIELDS),
             )
-        data = _moodle(rows, cols, assignment, user_field, args)
+        item = _moodle_item(args, roster, labs, assignment, tell)
+        data = _moodle(rows, cols, assignment, user_field, args, item)
     write_output(output, data)
     tell("export.written", lms=TARGETS[args.to], count=len(rows), columns=len(cols), path=output)
     return _report(matching, by_id, output + ".unmatched.csv", tell, args)
 
 
-def _moodle(rows: list[Any], cols: list[Any], assignment: str, user_field: str, args: Any) -> bytes:
+def _canvas_assignment(
+    args: argparse.Namespace, roster: Any, labs: list[str], assignment: str, tell: Any
+) -> tuple[str, str | None]:
+    """The Canvas assignment the total goes into: by default the roster's (Canvas's own
+    gradebook export) assignment that names the lab, so the grades fill the instructor's
+    column instead of making a new assignment. An id names one; a name the roster has is
+    that assignment; a name it has not is a new assignment, as asked."""
+    from grader.export import lms
+
+    known = lms.canvas_assignments(roster.columns)
+    if args.assignment_id is not None:
+        titles = [t for t, i in known if i == args.assignment_id]
+        return (args.assignment or (titles[0] if titles else assignment)), args.assignment_id
+    if args.assignment is not None:
+        same = [i for t, i in known if lms.plain(t) == lms.plain(args.assignment)]
+        return args.assignment, (same[0] if len(same) == 1 else None)
+    if args.columns != "total":
+        return assignment, None
+    named = [(t, i) for t, i in known if lms.of_lab([t], *labs[:1])]
+    if len(named) == 1:
+        tell("export.canvas_into", title=named[0][0], id=named[0][1])
+        return named[0]
+    if known:
+        listed = _listed([f"{t} ({i})" for t, i in (named or known)])
+        raise _Stop("export.canvas_which", path=args.roster, lab=assignment, assignments=listed)
+    tell("export.canvas_new", path=args.roster, title=assignment)
+    return assignment, None
+
+
+def _moodle_item(
+    args: argparse.Namespace, roster: Any, labs: list[str], assignment: str, tell: Any
+) -> str | None:
+    """The roster's (Moodle's own grade export) grade item the total goes into: the one
+    `--assignment` names, else the one that names the lab; None (said) when there is none:
+    Moodle then makes a new item, to which it attaches no feedback in the same import."""
+    from grader.export import lms
+
+    items = lms.moodle_items(roster.columns)
+    wanted = args.assignment or (labs[0] if labs else assignment)
+    same = [i for i in items if lms.plain(i) == lms.plain(wanted)]
+    named = same or lms.of_lab(items, wanted)
+    if len(named) == 1:
+        tell("export.moodle_into", item=named[0])
+        return named[0]
+    tell("export.moodle_new_item", path=args.roster, title=assignment)
+    return None
+
+
+def _moodle(
+    rows: list[Any], cols: list[Any], assignment: str, user_field: str, args: Any,
+    item: str | None = None,
+) -> bytes:  # fmt: skip
     """The Moodle file; each feedback cell in the language its result was graded in."""
     from grader.export import lms
     from grader.i18n import Catalog, language_from_environment
@@ -190,7 +243,7 @@ def _moodle(rows: list[Any], cols: list[Any], assignment: str, user_field: str, 
         hint = Catalog(result.language, ("grader",)).raw("render.hint") or "what to do"
         return lms.feedback_lines(result, column, hint)
 
-    return lms.moodle_csv(rows, cols, assignment, user_field, feedback, title)
+    return lms.moodle_csv(rows, cols, assignment, user_field, feedback, title, item)
 
 
 def _report(matching: Any, by_id: dict[str, Any], listing: str, tell: Any, args: Any) -> bool:

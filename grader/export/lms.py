@@ -13,10 +13,13 @@ roster, which is best Canvas's own export. Blank grade cells change nothing.
 **Moodle** ("Grade import", CSV): any header; on import the instructor maps one column
 to a user field ("Map from" this column, "Map to" useremail, useridnumber, username or
 userid) and each grade column to a grade item or a new one, each feedback column to the
-feedback of an item (Moodle warns that importing feedback also rewrites that item's
-grades, so every feedback column comes with its grade column). Here: the roster's user
-column, then the grade columns, then one feedback column per grade column (what did not
-pass, with what to do). Moodle strips a byte-order mark (`csv_import_reader`).
+feedback of an existing item (Moodle warns that importing feedback also rewrites that
+item's grades, so every feedback column comes with its grade column). Here: the roster's
+user column, then each grade column followed by its feedback column (what did not pass,
+with what to do); when the roster (Moodle's own grade export) has the lab's grade item,
+the total's two columns are named as Moodle names that item's, so both go to the item
+that exists and one import does it. Moodle strips a byte-order mark
+(`csv_import_reader`).
 
 Both files are UTF-8 with a byte-order mark (Excel then reads them as UTF-8; both LMSs
 accept it), every field quoted (RFC 4180) and every text made formula-safe
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -42,6 +46,40 @@ CANVAS_IDENTITY = ("ID", "SIS User ID", "SIS Login ID", "Student")
 
 
 POINTS_POSSIBLE = LMS_ROWS[0]
+_CANVAS_ASSIGNMENT = re.compile(r"(.*\S)\s\((\d+)\)")
+_MOODLE_ITEM = re.compile(r"(.*\S)\s\(Real\)")
+"""Canvas's export names an assignment's column `Title (id)`; Moodle's names a grade
+item's `Type: name (Real)` and its feedback's `Type: name (Feedback)` (grade/export/lib.php,
+`format_column_name`: "{name} ({extra})")."""
+
+
+def plain(text: str) -> str:
+    """Lower-case letters and digits alone: `First-Token` and `first token` agree."""
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
+def canvas_assignments(header: Sequence[str]) -> list[tuple[str, str]]:
+    """The assignments of a Canvas gradebook export's header: (title, id) of each
+    `Title (id)` column after the student columns."""
+    found = []
+    for name in header:
+        match = _CANVAS_ASSIGNMENT.fullmatch(name.strip())
+        if match and name not in CANVAS_STUDENT_COLUMNS:
+            found.append((match.group(1), match.group(2)))
+    return found
+
+
+def moodle_items(header: Sequence[str]) -> list[str]:
+    """The grade items of a Moodle grade export's header: each `… (Real)` column's name
+    without its `(Real)`."""
+    return [m.group(1) for n in header if (m := _MOODLE_ITEM.fullmatch(n.strip()))]
+
+
+def of_lab(names: Sequence[str], lab: str) -> list[str]:
+    """Those of `names` that name the lab (its name in them, ignoring case, spaces and
+    punctuation: `Lab 3: First token` names `first-token`)."""
+    key = plain(lab)
+    return [n for n in names if key and key in plain(n)]
 MOODLE_USER_FIELDS = ("Email address", "ID number", "Username")
 """Roster columns Moodle can map a user from (Moodle's own export names them so)."""
 
@@ -93,19 +131,26 @@ def moodle_csv(
     user_field: str,
     feedback: Callable[[Result, Column], str],
     feedback_title: Callable[[str], str],
+    item: str | None = None,
 ) -> bytes:
-    """The Moodle grade import file: the user column, the grades, their feedback."""
-    titles = [column_title(assignment, c) for c in columns]
-    header = [
-        text_cell(user_field),
-        *(text_cell(t) for t in titles),
-        *(text_cell(feedback_title(t)) for t in titles),
-    ]
+    """The Moodle grade import file: the user column, then each grade column followed by
+    its feedback column. With `item` (a grade item of the roster, Moodle's own export),
+    the total's columns are named as Moodle's export names that item's, `item (Real)`
+    and `item (Feedback)`, so both are mapped to the item that exists."""
+    header = [text_cell(user_field)]
+    for column in columns:
+        if item is not None and not column.key:
+            header += [text_cell(f"{item} (Real)"), text_cell(f"{item} (Feedback)")]
+        else:
+            title = column_title(assignment, column)
+            header += [text_cell(title), text_cell(feedback_title(title))]
     table = [header]
     for row in rows:
-        grades = [number_cell(points(row.result, c)) for c in columns]
-        notes = [text_cell(feedback(row.result, c), keep_newlines=True) for c in columns]
-        table.append([text_cell(row.roster.get(user_field, "")), *grades, *notes])
+        cells = [text_cell(row.roster.get(user_field, ""))]
+        for column in columns:
+            cells.append(number_cell(points(row.result, column)))
+            cells.append(text_cell(feedback(row.result, column), keep_newlines=True))
+        table.append(cells)
     return _csv(table)
 
 

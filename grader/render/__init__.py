@@ -28,6 +28,7 @@ FORMATS = {
     "gradescope": "grader.render.gradescope",
     "prairielearn": "grader.render.prairielearn",
     "junit": "grader.render.junit",
+    "junit-gitlab": "grader.render.junit_gitlab",
     "markdown": "grader.render.markdown",
 }
 
@@ -45,6 +46,9 @@ class RenderOptions:
     besides the result (Gradescope's visibility); None: the defaults."""
     lab: Any = None
     """The graded `grader.lab.Lab`, for what it declares to platforms (a leaderboard)."""
+    sample: str | None = None
+    """The bundled sample asked for by name (`grader check --sample NAME`): the text
+    report then names it, says what it shows and that it is a public sample."""
 
 
 def renderer(name: str) -> Renderer:

@@ -27,8 +27,9 @@ Not in the output, on purpose:
 - a top-level `max_score`: the spec has none (the assignment's total is set in
   Gradescope); it is kept in `extra_data` with the lab, versions and counts.
 
-A submission that could not be graded gets score 0, no tests, and the reasons in
-`output`, so the student sees them. When the grader itself failed (a check crashed:
+A submission that could not be graded gets score 0 and no tests, and its `output` opens
+with a heading saying it was not graded and that the 0 is no grade of the work, then
+the reasons, so it never passes for a low score. When the grader itself failed (a check crashed:
 `extra_data.grader_error` true, the check's `extra_data.status` "error"), `output`
 opens with a warning that the score is not final and the failure is the grader's (and
 `grader check` exits 3, which `run_autograder` prints for the instructor).
@@ -104,9 +105,11 @@ def _test(number: int, check: CheckResult, options: RenderOptions) -> dict[str, 
 
 def _output(result: Result, options: RenderOptions) -> str:
     t = options.catalog
-    if not result.gradable:
+    if not result.gradable:  # said first, so the 0 is never taken for a grade of the work
         title = t.raw("render.not_gradable") or "Not graded"
-        return "\n\n".join(f"**{inline(title)}:** {inline(e)}" for e in result.format_errors)
+        zero = t.raw("render.not_gradable_zero") or ""
+        reasons = [f"**{inline(title)}:** {inline(e)}" for e in result.format_errors]
+        return "\n\n".join([f"## ⚠️ {inline(title)}", inline(zero), *reasons])
     summary = t.text("render.summary", counts(result)) or ""
     parts = [f"**{score_line(result, options)}** — {inline(summary)}"]
     found = files_in_line(result, t)

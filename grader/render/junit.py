@@ -1,18 +1,24 @@
 """JUnit XML, for CI systems and test reporters, written with the standard library.
 
 One `<testsuite>` named for the lab inside `<testsuites>`, with the counts (`tests`,
-`failures`, `errors`, `skipped`) and the score as suite properties; one `<testcase>` per
-check, `classname` `<lab>.<artifact>` and `name` the check id, carrying its points as
-properties, and a `<failure>`, `<error>` or `<skipped>` element with the message as
-`message` and the whole feedback (where, expected / found, what to do, the common
-mistake) as text. Properties on a test case are the common extension documented by
-testmoapp/junitxml ("Properties for suites & cases"); Jenkins' strict junit-10.xsd
-allows them on suites only, lenient readers (Jenkins' JUnit plugin, GitLab, junitparser)
-accept or ignore them.
+`failures`, `errors`, `skipped`), the score and each check's points as suite properties
+(`points:<check id>`, `max_points:<check id>`); one `<testcase>` per check, `classname`
+`<lab>.<artifact>`, `name` the check id and `time` "0", and a `<failure>`, `<error>` or
+`<skipped>` element with the message as `message` and the whole feedback (where,
+expected / found, what to do, the common mistake) as text.
 
-No `time`, `timestamp` or `hostname`: equal input gives equal bytes. Every string goes
-through ElementTree's escaping, after dropping the characters XML 1.0 cannot carry at
-all (controls other than tab, LF, CR; lone surrogates; U+FFFE, U+FFFF).
+The document is valid against the Jenkins xunit plugin's strict `junit-10.xsd`
+(`tests/data/junit-10.xsd`, held to it by `tests/render/test_junit_xsd.py`): that schema
+allows properties on suites only and `skipped` on a suite, not on `<testsuites>`, and
+gives a test case only `name`, `classname`, `time` and `group`. GitLab also reads a test
+case's `file`, which the schema does not allow: `--format junit-gitlab`
+(`grader.render.junit_gitlab`) is the same document with `file` on every test case that
+has one (the file the check judged: `cancel.json`), for GitLab's test report.
+
+`time` is "0" and there is no `timestamp` or `hostname`: the grader does not time each
+check, and equal input gives equal bytes. Every string goes through ElementTree's
+escaping, after dropping the characters XML 1.0 cannot carry at all (controls other
+than tab, LF, CR; lone surrogates; U+FFFE, U+FFFF).
 
 A submission that could not be graded is one test case, `not_gradable`, in error, so a
 CI job never shows it as an empty green run. `<failure type="check_failed">` is the
@@ -56,15 +62,23 @@ def _properties(parent: ET.Element, values: dict[str, str]) -> None:
         _element(properties, "property", name=name, value=value)
 
 
+def judged_file(check: CheckResult, result: Result) -> str | None:
+    """The file a check judged: where its finding is, else its artifact's file."""
+    if check.location is not None and check.location.file:
+        return check.location.file
+    files = {a.name: a.file for a in result.artifacts}
+    return files.get(check.artifact or "")
+
+
 def _testcase(
-    suite: ET.Element, check: CheckResult, result: Result, options: RenderOptions
+    suite: ET.Element, check: CheckResult, result: Result, options: RenderOptions, gitlab: bool
 ) -> None:
     classname = f"{result.lab}.{check.artifact}" if check.artifact else result.lab
-    case = _element(suite, "testcase", classname=classname, name=check.id)
-    _properties(
-        case,
-        {"points": format_value(check.points), "max_points": format_value(check.max_points)},
-    )
+    attributes = {"classname": classname, "name": check.id, "time": "0"}
+    file = judged_file(check, result) if gitlab else None
+    if file:
+        attributes["file"] = file
+    case = _element(suite, "testcase", **attributes)
     tag = RESULT_TAG.get(check.status)
     if tag is None:
         return
@@ -87,25 +101,28 @@ def _counts(result: Result) -> dict[str, str]:
     }
 
 
-def tree(result: Result, options: RenderOptions) -> ET.Element:
-    """The `<testsuites>` element of the report."""
+def tree(result: Result, options: RenderOptions, gitlab: bool = False) -> ET.Element:
+    """The `<testsuites>` element of the report (with GitLab's `file` on test cases
+    when `gitlab`)."""
     counts = _counts(result)
-    root = ET.Element("testsuites", {"name": xml_text(result.lab), **counts})
+    totals = {k: v for k, v in counts.items() if k != "skipped"}  # junit-10.xsd: suites only
+    root = ET.Element("testsuites", {"name": xml_text(result.lab), **totals})
     suite = _element(root, "testsuite", name=result.lab, **counts)
-    _properties(
-        suite,
-        {
-            "score": format_value(result.score),
-            "max_score": format_value(result.max_score),
-            "gradable": str(result.gradable).lower(),
-            "grader_error": str(result.grader_error).lower(),
-            "grader_version": result.grader_version,
-            "rubric_version": result.rubric_version,
-            "language": result.language,
-        },
-    )
+    values = {
+        "score": format_value(result.score),
+        "max_score": format_value(result.max_score),
+        "gradable": str(result.gradable).lower(),
+        "grader_error": str(result.grader_error).lower(),
+        "grader_version": result.grader_version,
+        "rubric_version": result.rubric_version,
+        "language": result.language,
+    }
+    for check in result.checks if result.gradable else ():
+        values[f"points:{check.id}"] = format_value(check.points)
+        values[f"max_points:{check.id}"] = format_value(check.max_points)
+    _properties(suite, values)
     if not result.gradable:
-        case = _element(suite, "testcase", classname=result.lab, name="not_gradable")
+        case = _element(suite, "testcase", classname=result.lab, name="not_gradable", time="0")
         title = options.catalog.raw("render.not_gradable") or "Not graded"
         kind = "grader_error" if result.grader_error else "not_gradable"
         error = _element(
@@ -114,11 +131,11 @@ def tree(result: Result, options: RenderOptions) -> ET.Element:
         error.text = xml_text("\n".join(result.format_errors))
         return root
     for check in result.checks:
-        _testcase(suite, check, result, options)
+        _testcase(suite, check, result, options, gitlab)
     return root
 
 
-def render(result: Result, options: RenderOptions) -> str:
-    root = tree(result, options)
+def render(result: Result, options: RenderOptions, gitlab: bool = False) -> str:
+    root = tree(result, options, gitlab)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"

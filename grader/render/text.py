@@ -208,6 +208,39 @@ def _all_checks(result: Result, options: RenderOptions) -> Iterable[str]:
             yield from wrap(check.message, options.width, PAD)
 
 
+def _fit_path(lab: str, path: str, width: int) -> str:
+    """`lab · path` on one line; a path too long for it loses its beginning, not the
+    folder's own name at its end."""
+    head = f"{lab} · "
+    room = width - 1 - cells(head)
+    if cells(path) <= room:
+        return head + path
+    tail = ""
+    for char in reversed(path):
+        if cells(tail) + cells(char) > room - 1:
+            break
+        tail = char + tail
+    return head + "…" + tail
+
+
+def _header(result: Result, options: RenderOptions) -> list[str]:
+    """The report's first lines: the lab and the folder, or for a sample asked for by
+    name, the sample, what it shows, and that it is a public one."""
+    t = options.catalog
+    if options.sample is None:
+        return [_fit_path(result.lab, result.submission, options.width)]
+    name = {"sample": options.sample}
+    out = wrap(
+        f"{result.lab} · {t.text('render.sample_header', name)}", options.width, "  ", first=""
+    )
+    lesson = t.raw(f"samples.{options.sample}")
+    if lesson:
+        said = t.text("render.sample_lesson", {"lesson": lesson}) or lesson
+        out += wrap(said, options.width, "  ", first="  ")
+    out += wrap(t.text("render.sample_public", name) or "", options.width, "  ", first="  ")
+    return out
+
+
 def render(result: Result, options: RenderOptions) -> str:
     t = options.catalog
     if not result.gradable:
@@ -216,7 +249,7 @@ def render(result: Result, options: RenderOptions) -> str:
             "\n".join(wrap(labelled(t, title, e), options.width, "  ", first="")) + "\n"
             for e in result.format_errors
         )
-    out = [_fit(f"{result.lab} · {result.submission}", options.width)]
+    out = _header(result, options)
     found = files_in_line(result, t)
     if found:
         out += wrap(found, options.width, "  ", first="")

@@ -32,6 +32,8 @@ _TOKENS = patterns.compile(
 else (an English or a Korean word)."""
 
 
+UNBROKEN = patterns.compile(rf"[^\s{_BREAKS_ANYWHERE}]+")
+"""A run that wrapping keeps on one line (no space, no character to break between)."""
 COLOUR = patterns.compile(r"\033\[[0-9;]*m")
 """A colour escape (SGR): it takes no column."""
 

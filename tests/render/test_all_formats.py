@@ -19,6 +19,7 @@ PARSERS = {
     "gradescope": json.loads,
     "prairielearn": json.loads,
     "junit": lambda text: ET.fromstring(text.encode("utf-8")),
+    "junit-gitlab": lambda text: ET.fromstring(text.encode("utf-8")),
 }
 
 

@@ -1,4 +1,4 @@
-"""The Gradescope renderer and `integrations/gradescope/`, against Gradescope's spec.
+"""The Gradescope renderer and `grader/platforms/gradescope/`, against Gradescope's spec.
 
 The JSON Schema below is written from "Autograder Specifications"
 (https://gradescope-autograders.readthedocs.io/en/latest/specs/): "Output format" for
@@ -94,8 +94,8 @@ TEST_FIELDS = {
     "visibility",
 }
 
-RUN_AUTOGRADER = ROOT / "integrations" / "gradescope" / "run_autograder"
-SETUP = ROOT / "integrations" / "gradescope" / "setup.sh"
+RUN_AUTOGRADER = ROOT / "grader" / "platforms" / "gradescope" / "run_autograder"
+SETUP = ROOT / "grader" / "platforms" / "gradescope" / "setup.sh"
 OPTIONS = RenderOptions(catalog_for(LAB, "en"))
 
 
@@ -336,7 +336,7 @@ def test_output_is_deterministic_and_has_no_execution_time() -> None:
     assert "execution_time" not in results_of(result)
 
 
-# --- integrations/gradescope/run_autograder, in a temporary /autograder ---------------
+# --- grader/platforms/gradescope/run_autograder, in a temporary /autograder ----------
 
 
 def run_autograder(root: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -450,26 +450,6 @@ def test_run_autograder_does_not_keep_an_old_results_json(tmp_path: Path) -> Non
     (root / "results" / "results.json").write_text('{"score": 71, "tests": []}', "utf-8")
     run_autograder(root, GRADER="false")
     assert results_json(root)["score"] == 0
-
-
-def test_setup_installs_the_grader_from_autograder_source(tmp_path: Path) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    calls = tmp_path / "pip3-calls"
-    pip3 = bin_dir / "pip3"
-    pip3.write_text(f'#!/bin/sh\necho "$@" >> "{calls}"\n', "utf-8")
-    pip3.chmod(0o755)
-    environ = os.environ | {
-        "AUTOGRADER_ROOT": str(tmp_path / "ag"),
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-    }
-    proc = subprocess.run(["bash", str(SETUP)], env=environ, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert calls.read_text("utf-8").split() == [
-        "install",
-        "--no-cache-dir",
-        str(tmp_path / "ag" / "source"),
-    ]
 
 
 def test_scripts_are_executable() -> None:
