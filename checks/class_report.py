@@ -51,6 +51,7 @@ CLASS_REPORT = ClassReportSpec(
             "reference_run",
             strong=True,
             checks=("submission.original",),
+            status="passed",  # the check passes, saying which reference it is
             note="reference_run",
             label="class_report.flag.reference_run",
         ),

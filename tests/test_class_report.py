@@ -525,6 +525,7 @@ def test_every_flag_of_the_lab_has_its_label_in_every_language() -> None:
     assert spec is not None and spec.messages_package == "checks"
     assert [r.key for r in spec.flags] == [
         "published_sample",
+        "reference_run",
         "log_tampered",
         "log_mismatch",
         "report_mismatch",

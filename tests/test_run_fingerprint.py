@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from checks.class_report import CLASS_REPORT
 from checks.fingerprint import (
     MIN_SHARED,
     correlation,
@@ -26,6 +27,8 @@ from checks.fingerprint import (
     shared,
 )
 from checks.runs import known_run, registry
+from grader.class_report.flags import flags_of
+from grader.class_report.results import student_from
 from tests.conftest import REAL, ROOT, SAMPLES, TESTS_OWN_RUNS, check_of
 
 REAL_SAMPLES = [
@@ -122,11 +125,25 @@ def test_a_log_appended_to_another_run_keeps_its_fingerprint(tmp_path) -> None:
     assert shared(keys, keys_of(REAL / "correct")) >= MIN_SHARED
 
 
-def test_the_tests_real_data_handed_in_is_caught_as_a_published_run(
+def test_the_labs_reference_capture_handed_in_is_noted_and_flagged_strongly(
     full_run_registry, grade_folder, tmp_path
 ) -> None:
+    """tests/data/real is the lab's shared fixtures byte for byte: graded as itself it
+    must pass (verdicts.py), so a copy is noted and the class report flags it strongly."""
     shutil.copytree(REAL / "correct", tmp_path / "llm")
-    check = check_of(grade_folder(tmp_path / "llm"), "submission.original")
+    result = grade_folder(tmp_path / "llm")
+    check = check_of(result, "submission.original")
+    assert check.status == "passed"
+    assert check.message_id == "submission.original.reference_run"
+    flags = flags_of(student_from("copier", result), CLASS_REPORT.flags)
+    assert ("reference_run", True) in [(f.key, f.strong) for f in flags]
+
+
+def test_an_earlier_published_version_that_is_no_reference_fails_as_a_published_run(
+    full_run_registry, grade_folder, tmp_path
+) -> None:
+    forged = forge(SAMPLES / "correct", tmp_path / "llm", 1.0)
+    check = check_of(grade_folder(forged), "submission.original")
     assert check.status == "failed" and check.message_id == "submission.original.reused_run"
 
 
