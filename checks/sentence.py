@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from checks import patterns
+import re
+
 from checks.coverage import unconfirmed
 from checks.evidence import (
     blocks,
@@ -17,7 +18,7 @@ from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
 # A sentence ends at . ! or ? followed by whitespace, so "3.5" and "a.m." don't end one.
-SENTENCE_END = patterns.compile(r"[.!?](?=\s)")
+SENTENCE_END = re.compile(r"[.!?](?=\s)")
 
 
 def first_sentence(text: str) -> str:

@@ -134,8 +134,7 @@ def _entry_points(lab: Any) -> str:
         if point.name == lab.name:
             value = point.value
     return (
-        "[console_scripts]\ngrader = grader.cli:console\n\n"
-        f"[grader.labs]\n{lab.name} = {value}\n"
+        f"[console_scripts]\ngrader = grader.cli:console\n\n[grader.labs]\n{lab.name} = {value}\n"
     )
 
 

@@ -18,7 +18,6 @@ import json
 import math
 import re
 
-from grader import patterns
 from grader.jsonquick import QUICK_FROM, UNSURE, Accept, long_run, quick_batches, quick_value, shape
 from grader.problems import Location, Problem, json_pointer
 from grader.records import field, record
@@ -209,7 +208,7 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-_SURROGATE_ESCAPE = patterns.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LONE_SURROGATE = r"[\ud800-\udfff]"
 """Searched for only in a text with a surrogate's escape: compiled then (by `re`'s cache),
 not at import, where it cost ≈2 M instructions of a cold `grader check`."""

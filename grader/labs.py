@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping
 
-from grader import patterns
 from grader.lab import Lab
 from grader.records import record
 from grader.syspath import grader_root
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 GROUP = "grader.labs"
-_SECTION = patterns.compile(r"^\[\s*(?P<name>[^\]]+?)\s*\]$")
+_SECTION = re.compile(r"^\[\s*(?P<name>[^\]]+?)\s*\]$")
 
 
 class LabError(Worded):
@@ -49,7 +49,7 @@ class EntryPoint:
     distribution: str
 
 
-_SEPARATORS = patterns.compile(r"[-_.]+")
+_SEPARATORS = re.compile(r"[-_.]+")
 
 
 def _normalized(name: str) -> str:

@@ -6,10 +6,10 @@ Each returns a `Parsed` and never raises: every way a file can be wrong becomes 
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 
-from grader import patterns
 from grader.jsonload import JsonError, PositionMap, StrictDecoder
 from grader.limits import Limits
 from grader.loading import Parsed, Parser, with_format
@@ -87,7 +87,7 @@ def json_document(schema: SchemaRef) -> Parser:
     return with_format(parse, schema, "document")
 
 
-_LINE_END = patterns.compile(r"\r\n|\r|\n")
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _line_by_line(
@@ -200,7 +200,7 @@ _PYTHON_WORDS = (
     ("unmatched", "python.unmatched"),
 )
 """CPython's English syntax messages, by the catalog message that says the same."""
-_BRACKET = patterns.compile(r"'([()\[\]{}])'")
+_BRACKET = re.compile(r"'([()\[\]{}])'")
 
 
 def _python_problem(msg: str) -> tuple[str, dict[str, str]]:

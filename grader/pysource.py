@@ -7,16 +7,16 @@ failure at any stack depth and a file the check accepts always makes a tree.
 
 from __future__ import annotations
 
+import re
 import sys
 
-from grader import patterns
 from grader.problems import Location, Problem
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 
-_LINE_END = patterns.compile(r"\r\n|\r|\n")
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 CHECK_HEADROOM = 800
 """Frames of Python recursion the syntax check of a student's source may use above the
@@ -27,8 +27,8 @@ few dozen), and the same file passes or fails whatever the stack depth it is che
 TREE_HEADROOM = CHECK_HEADROOM + 100
 """The frames `python_tree` gives the tree builder: more than the check had, so a source
 the check accepted always becomes a tree, at any stack depth."""
-_COOKIE = patterns.compile(r"[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
-_BLANK_OR_COMMENT = patterns.compile(r"[ \t\f]*(?:[#\r\n]|$)")
+_COOKIE = re.compile(r"[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_BLANK_OR_COMMENT = re.compile(r"[ \t\f]*(?:[#\r\n]|$)")
 
 
 class _Probe(Exception):

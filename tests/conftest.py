@@ -14,10 +14,7 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from checks.patterns_compiled import MADE_FOR as LAB_PATTERNS_MADE_FOR
 from grader.grade import grade
-from grader.patterns import INTERPRETER
-from grader.patterns_compiled import MADE_FOR as ENGINE_PATTERNS_MADE_FOR
 from grader.result import Result
 from grader.rubric import Rubric, load_lab_rubric
 
@@ -73,15 +70,6 @@ EXPECTED: dict[str, dict[str, object]] = json.loads((SAMPLES / "EXPECTED.json").
 REAL_EXPECTED: dict[str, dict[str, object]] = json.loads(
     (REAL / "EXPECTED.json").read_text("utf-8")
 )
-
-
-tables_made_here = pytest.mark.skipif(
-    {ENGINE_PATTERNS_MADE_FOR, LAB_PATTERNS_MADE_FOR} != {INTERPRETER},
-    reason=f"the pattern tables were made by another interpreter than this {INTERPRETER}: "
-    "every pattern is re's here (run scripts/write_patterns.py to make them for it)",
-)
-"""For the tests that need the precompiled pattern tables: on another interpreter they
-are ignored by design (`grader.patterns`)."""
 
 
 def assert_generated_current(script: str) -> None:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from typing import Any
 
-from tests.conftest import ROOT, tables_made_here
+from tests.conftest import ROOT
 
 CHECK_PATH = {
     "checks",
@@ -36,8 +36,6 @@ CHECK_PATH = {
     "checks.log_intact",
     "checks.measures",
     "checks.numbers",
-    "checks.patterns",
-    "checks.patterns_compiled",
     "checks.prefill",
     "checks.records_generated",
     "checks.report",
@@ -78,8 +76,6 @@ CHECK_PATH = {
     "grader.params",
     "grader.parsers",
     "grader.pysource",
-    "grader.patterns",
-    "grader.patterns_compiled",
     "grader.problems",
     "grader.records",
     "grader.records_generated",
@@ -143,22 +139,13 @@ NOT_ON_THE_CHECK_PATH = (
 _COLD_CHECK = """
 import sys
 started = set(sys.modules)  # the interpreter's own, and an editable install's finder's
-import io, json, os, re._compiler  # the check path imports these itself
-compiled_by_re = []
-def spy(pattern, flags=0, compile=re._compiler.compile):
-    caller = sys._getframe(1)
-    while caller.f_code.co_filename.startswith(os.path.dirname(re.__file__)):
-        caller = caller.f_back
-    compiled_by_re.append([caller.f_code.co_filename, str(pattern)])
-    return compile(pattern, flags)
-re._compiler.compile = spy
+import io, json  # the check path imports these itself
 from grader.cli import main
 stdout, sys.stdout = sys.stdout, io.TextIOWrapper(io.BytesIO())  # no contextlib: the list
 status = main(["check", sys.argv[1], "--format", "json"])
 sys.stdout = stdout
-re.compile("the spy listens")  # so a test can tell that it did
 modules = sorted(set(sys.modules) - started)
-print(json.dumps({"status": status, "modules": modules, "compiled_by_re": compiled_by_re}))
+print(json.dumps({"status": status, "modules": modules}))
 """
 
 
@@ -198,15 +185,3 @@ def test_a_cold_json_check_imports_no_other_command_format_or_heavy_library() ->
         or m.startswith(tuple(f"{name}." for name in NOT_ON_THE_CHECK_PATH))
     ]
     assert heavy == []
-
-
-@tables_made_here
-def test_a_cold_json_check_runs_res_compiler_on_no_pattern_of_ours() -> None:
-    """Our patterns come precompiled (`grader.patterns`): `re`'s compiler is asked for
-    none of them. (Not on another interpreter than the one that made the tables: there
-    every pattern is `re`'s.)"""
-    compiled = _cold_check()["compiled_by_re"]
-    packages = tuple(str(ROOT / name) for name in ("grader", "checks", "schemas"))
-    ours = [pattern for filename, pattern in compiled if filename.startswith(packages)]
-    assert ours == []
-    assert ["<string>", "the spy listens"] in compiled  # it would have seen one

@@ -266,7 +266,6 @@ def test_moodle_says_feedback_needs_an_item_when_the_roster_has_none(out: Path, 
     assert "attaches feedback only to an item that exists" in capsys.readouterr().err
 
 
-
 def test_the_moodle_file_has_the_user_column_the_grades_and_their_feedback(out: Path) -> None:
     export(out, MOODLE_ROSTER, "--to", "moodle", "--columns", "step")
     table = rows_of(out / "moodle.csv")

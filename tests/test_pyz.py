@@ -76,9 +76,7 @@ def test_the_file_grades_the_bundled_correct_sample_with_full_marks(
     assert doc["score"] == doc["max_score"] == 83
 
 
-def test_the_file_grades_a_real_run_as_the_installed_grader_does(
-    pyz: Path, tmp_path: Path
-) -> None:
+def test_the_file_grades_a_real_run_as_the_installed_grader_does(pyz: Path, tmp_path: Path) -> None:
     shutil.copytree(REAL / "no_close_on_cancel", tmp_path / "run")
     proc = bare(str(pyz), "check", "run", "--format", "json", cwd=tmp_path, cache=tmp_path / "c")
     assert proc.returncode == 1, proc.stderr

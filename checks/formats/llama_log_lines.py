@@ -9,16 +9,14 @@ from __future__ import annotations
 import re
 import sys
 
-from checks import patterns
-
-ANSI = patterns.compile(
+ANSI = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI, e.g. colours "\x1b[32m"
     r"|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC, up to BEL or ST (never past a line end)
     r"|[@-Z\\-_])?"  # other two-byte escapes; a lone ESC is dropped too
 )
 """ANSI escape sequences, removed from the lines this module reads (never past a line end)."""
 
-WRAPPER = patterns.compile(
+WRAPPER = re.compile(
     r"[ \t]*(?:"
     r"[A-Za-z0-9][\w.-]* +\| ?"  # docker compose: "llm-1  | ", "voice-llm_1  | "
     r"|[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \S+ [^\s\[\]:]+(?:\[\d+\])?: "
@@ -37,50 +35,44 @@ MAX_WRAPPERS = 8
 # The patterns run on many lines start with a literal (no `\b`, no lookbehind first), so the
 # regex engine jumps between occurrences of that literal like `str.find` instead of trying
 # every position; measured 5-20 times faster on real lines.
-SLOT = patterns.compile(r"slot +([^\s:|]{1,64}): +id +-?\d{1,9} +\| +task +(-?\d{1,18}) +\|")
+SLOT = re.compile(r"slot +([^\s:|]{1,64}): +id +-?\d{1,9} +\| +task +(-?\d{1,18}) +\|")
 """`slot print_timing: id  0 | task 65 |`, the `SLT_*` prefix; group 1 function, 2 task."""
 
 _NUMBER = r"(\d{1,30}(?:\.\d{1,30})?)"
-PROMPT = patterns.compile(
-    r"prompt eval time\s*=\s*" + _NUMBER + r"\s*ms\s*/\s*(\d{1,18})\s*tokens\b"
-)
-EVAL = patterns.compile(
-    r"eval time\s*=\s*" + _NUMBER + r"\s*ms\s*/\s*(\d{1,18})\s*(?:tokens|runs)\b"
-)
+PROMPT = re.compile(r"prompt eval time\s*=\s*" + _NUMBER + r"\s*ms\s*/\s*(\d{1,18})\s*tokens\b")
+EVAL = re.compile(r"eval time\s*=\s*" + _NUMBER + r"\s*ms\s*/\s*(\d{1,18})\s*(?:tokens|runs)\b")
 """`eval time` and `generation eval time`; the caller rejects a match preceded by `prompt `."""
-TOTAL = patterns.compile(r"total time\s*=\s*" + _NUMBER + r"\s*ms(?:\s*/\s*(\d{1,18})\s*tokens\b)?")
-FIGURES = patterns.compile(
+TOTAL = re.compile(r"total time\s*=\s*" + _NUMBER + r"\s*ms(?:\s*/\s*(\d{1,18})\s*tokens\b)?")
+FIGURES = re.compile(
     r"\(\s*(\d{1,30}(?:\.\d{1,30})?|inf|-?nan)\s*ms per token,\s*"
     r"(\d{1,30}(?:\.\d{1,30})?|inf|-?nan)\s*tokens per second\s*\)"
 )
 """`(    6.83 ms per token,   146.38 tokens per second)` after a timing's ms and tokens."""
-PERF_TOTAL = patterns.compile(
-    r"\b(?:llama_print_timings|llama_perf_context_print|common_perf_print)\s*:"
-)
+PERF_TOTAL = re.compile(r"\b(?:llama_print_timings|llama_perf_context_print|common_perf_print)\s*:")
 """Library-wide totals printed at exit by other tools; not a task's timing."""
 
-CANCEL = patterns.compile(r"\bcancel task\b")
-ID_TASK = patterns.compile(r"_(?:task(?<=id_task)|id(?<=task_id))\"?\s*[:=]\s*(-?\d{1,18})(?!\d)")
+CANCEL = re.compile(r"\bcancel task\b")
+ID_TASK = re.compile(r"_(?:task(?<=id_task)|id(?<=task_id))\"?\s*[:=]\s*(-?\d{1,18})(?!\d)")
 """`id_task = 12` (cancel line), `"id_task":12` (JSON), `id_task=12` (key=value), `task_id`."""
-STOP = patterns.compile(r"stop processing: (n_(?:tokens|past)) = (\d{1,18})(?!\d)")
-SLOT_RELEASED = patterns.compile(r"\bslot released\b")
-N_PAST = patterns.compile(r"\b(n_past)\"?\s*[:=]\s*(\d{1,18})(?!\d)")
-PROCESSING = patterns.compile(r"\bprocessing task\b")
+STOP = re.compile(r"stop processing: (n_(?:tokens|past)) = (\d{1,18})(?!\d)")
+SLOT_RELEASED = re.compile(r"\bslot released\b")
+N_PAST = re.compile(r"\b(n_past)\"?\s*[:=]\s*(\d{1,18})(?!\d)")
+PROCESSING = re.compile(r"\bprocessing task\b")
 
 # Start-up lines, in every era's wording (see the module docstring).
-BUILD = patterns.compile(
+BUILD = re.compile(
     r"build(?: info)?\"?\s*[:=]\s*\"?(\d{1,9})\"?"
     r"(?:\s*\(([0-9a-f]{4,40})\)|,?\s*\"?commit\"?\s*[:=]\s*\"([0-9a-f]{4,40})\")"
 )
 """`build: 5415 (8733e0c1) with cc ...`, `"build":3140,"commit":"a1b2c3d"`, `build=3140
 commit="a1b2c3d"`."""
-MODEL = patterns.compile(
+MODEL = re.compile(
     r"loading model '([^'\n]{1,4096})'"
     r"|loaded meta data with \d{1,9} key-value pairs and \d{1,9} tensors from (\S{1,4096})"
 )
-N_SLOTS = patterns.compile(r"n_slots\"?\s*[:=]\s*(\d{1,9})(?!\d)")
-N_CTX_SLOT = patterns.compile(r"n_ctx_slot\"?\s*[:=]\s*(\d{1,12})(?!\d)")
-END = patterns.compile(r"\bcleaning up before exit\b")
+N_SLOTS = re.compile(r"n_slots\"?\s*[:=]\s*(\d{1,9})(?!\d)")
+N_CTX_SLOT = re.compile(r"n_ctx_slot\"?\s*[:=]\s*(\d{1,12})(?!\d)")
+END = re.compile(r"\bcleaning up before exit\b")
 
 # The lab's build prints most lines the scan reads in one of five shapes (see the module
 # docstring's 2026 era), each whole line an exact one of:
@@ -152,8 +144,7 @@ _TASK_LINE_TEXT = (
 
 def _possessive(pattern: str) -> str:
     """`pattern` with each space repeat (` *`, ` +`) and each bounded repeat of a class
-    (`]{1,30}`, ...) possessive, where the interpreter has possessive repeats (3.11).
-    (By `str.replace`: a cold check compiles none of our patterns with `re`.)"""
+    (`]{1,30}`, ...) possessive, where the interpreter has possessive repeats (3.11)."""
     if sys.version_info < (3, 11):
         return pattern
     pattern = pattern.replace(" *", " *+").replace(" +", " ++")
@@ -162,7 +153,7 @@ def _possessive(pattern: str) -> str:
     return pattern
 
 
-TASK_LINE = patterns.compile(_possessive(_TASK_LINE_TEXT), re.MULTILINE)
+TASK_LINE = re.compile(_possessive(_TASK_LINE_TEXT), re.MULTILINE)
 """One whole line of the lab's build that starts, continues or ends a task or a server
 run (above)."""
 TASK_LINE_GROUPS = (
@@ -174,5 +165,5 @@ TASK_LINE_GROUPS = (
 """`TASK_LINE`'s groups in their order, as `scan_log` unpacks `match.groups()` (one call
 for all of them instead of one per group; a test holds the two to the same order)."""
 
-PREFIX_ONLY_END = patterns.compile(r"\|[ \t]*(?:\x1b\[[0-?]*[ -/]*[@-~][ \t]*)*$", re.MULTILINE)
+PREFIX_ONLY_END = re.compile(r"\|[ \t]*(?:\x1b\[[0-?]*[ -/]*[@-~][ \t]*)*$", re.MULTILINE)
 """A line ending with `|`, perhaps followed by colour resets."""

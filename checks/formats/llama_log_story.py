@@ -36,33 +36,33 @@ the lines that hold them; a line past the scan's `max_lines` is not read.
 from __future__ import annotations
 
 import bisect
+import re
 
-from checks import patterns
 from checks.formats.llama_log_lines import ANSI, SLOT
 from checks.formats.llama_log_text import field_task
 from grader.records import record
 
-SIZE = patterns.compile(r"(?:n_prompt_tokens|task\.n_tokens)\"?\s*[:=]\s*(\d{1,18})(?!\d)")
+SIZE = re.compile(r"(?:n_prompt_tokens|task\.n_tokens)\"?\s*[:=]\s*(\d{1,18})(?!\d)")
 """The whole prompt's size on a `new prompt` line."""
-KEPT = patterns.compile(
+KEPT = re.compile(
     r"(?:kv cache rm|memory_seq_rm) \[(?:(\d{1,18})|p0), end\)"
     r"(?:.{0,4096}?\bp0\"?\s*[:=]\s*(\d{1,18})(?!\d))?"
 )
 """`kv cache rm [5, end)`, `memory_seq_rm [5, end)`, or `[p0, end)` with a `p0` field."""
-WHOLE = patterns.compile(r"evaluate at least 1 token\b.{0,4096}?\bn_past\s*=\s*(\d{1,18})(?!\d)")
+WHOLE = re.compile(r"evaluate at least 1 token\b.{0,4096}?\bn_past\s*=\s*(\d{1,18})(?!\d)")
 """The 2024-26 lines of a whole prompt found in the cache, with its `n_past`."""
-WHOLE_OLD = patterns.compile(r"we have to evaluate at least 1 token to generate logits")
+WHOLE_OLD = re.compile(r"we have to evaluate at least 1 token to generate logits")
 """The mid-2024 line of a whole prompt found in the cache (it prints no `n_past`)."""
-SLOT_ID = patterns.compile(r"slot +[^\s:|]{1,64}: +id +(\d{1,9}) +\|")
+SLOT_ID = re.compile(r"slot +[^\s:|]{1,64}: +id +(\d{1,9}) +\|")
 """The slot a line names in the `SLT_*` prefix."""
-SLOT_FIELD = patterns.compile(r"id_slot\"?\s*[:=]\s*(\d{1,9})(?!\d)")
+SLOT_FIELD = re.compile(r"id_slot\"?\s*[:=]\s*(\d{1,9})(?!\d)")
 """The slot a mid-2024 line names in its `id_slot` field."""
-SIMILARITY = patterns.compile(
+SIMILARITY = re.compile(
     r"selected slot by (?:LCP|lcs|LCS|lcp) similarity, f_sim_best\s*=\s*(\d{1,3}\.\d{1,9})"
     r".{0,200}?f_keep\s*=\s*(\d{1,3}\.\d{1,9})"
 )
 """A 2026 slot selection by the prompt's common prefix with the slot's tokens."""
-FRESH = patterns.compile(r"selected slot by LRU, t_last = -1(?![0-9])")
+FRESH = re.compile(r"selected slot by LRU, t_last = -1(?![0-9])")
 """A 2026 slot selection of a slot no task has used yet."""
 
 
@@ -113,7 +113,7 @@ def _task_of(line: str) -> int | None:
     return int(slot.group(2)) if slot is not None else field_task(line)
 
 
-OTHER_SLOT = patterns.compile(
+OTHER_SLOT = re.compile(
     r"id +([1-9][0-9]{0,8}) +\| +task|id_slot\"?\s*[:=]\s*([1-9][0-9]{0,8})(?![0-9])"
 )
 """A slot other than slot 0, as a line names it: `SLT_*` prints `id %2d | task`, the

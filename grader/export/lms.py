@@ -80,6 +80,8 @@ def of_lab(names: Sequence[str], lab: str) -> list[str]:
     punctuation: `Lab 3: First token` names `first-token`)."""
     key = plain(lab)
     return [n for n in names if key and key in plain(n)]
+
+
 MOODLE_USER_FIELDS = ("Email address", "ID number", "Username")
 """Roster columns Moodle can map a user from (Moodle's own export names them so)."""
 

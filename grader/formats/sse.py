@@ -47,18 +47,19 @@ a step per line; any other stream is read line by line. Both give the same `Stre
 
 from __future__ import annotations
 
-from grader import patterns
+import re
+
 from grader.records import record, replace
 
 __all__ = ["Event", "Field", "PlainData", "Stream", "parse_event_stream", "plain_data"]
 
 _BOM = "\ufeff"
-_LINE = patterns.compile(r"([^\r\n]+)([\r\n]*)")
+_LINE = re.compile(r"([^\r\n]+)([\r\n]*)")
 """A non-empty line and the run of line ends after it (empty lines end in that run)."""
-_LINE_ENDS = patterns.compile(r"[\r\n]*")
+_LINE_ENDS = re.compile(r"[\r\n]*")
 _COMMON_LINE_ENDS = {"": 0, "\n": 1, "\r\n": 1, "\r": 1, "\n\n": 2, "\r\n\r\n": 2, "\r\r": 2}
 """Runs of line ends real files have, counted without a function call."""
-_ASCII_DIGITS = patterns.compile(r"[0-9]+")
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 _MAX_RETRY_DIGITS = 4000
 """Below CPython's default int/str conversion limit (4300 digits), so `int()` never raises."""
 

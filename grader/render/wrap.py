@@ -10,9 +10,8 @@ line is cut, since nothing else fits.
 
 from __future__ import annotations
 
+import re
 import unicodedata
-
-from grader import patterns
 
 NO_LINE_START = set(
     "、。，．,.:;!?！？：；）」』】〕〉》’”…‥ー〜ゝゞヽヾぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ%％)]}"
@@ -25,16 +24,14 @@ _BREAKS_ANYWHERE = "\u2e80-\u312f\u3190-\uabff\ud7b0-\uffef"
 """Chinese and Japanese script and punctuation: wide characters with no spaces between
 words. Hangul (U+3130-318F, U+AC00-D7AF) is wide too, but Korean puts spaces between
 words, and a line broken inside one (`자체|를`) reads as a typo."""
-_TOKENS = patterns.compile(
-    rf"`[^`\n]{{1,40}}`|\s+|[{_BREAKS_ANYWHERE}]|[^\s`{_BREAKS_ANYWHERE}]+|`"
-)
+_TOKENS = re.compile(rf"`[^`\n]{{1,40}}`|\s+|[{_BREAKS_ANYWHERE}]|[^\s`{_BREAKS_ANYWHERE}]+|`")
 """Code spans, spaces, one Chinese or Japanese character, or an unbroken run of anything
 else (an English or a Korean word)."""
 
 
-UNBROKEN = patterns.compile(rf"[^\s{_BREAKS_ANYWHERE}]+")
+UNBROKEN = re.compile(rf"[^\s{_BREAKS_ANYWHERE}]+")
 """A run that wrapping keeps on one line (no space, no character to break between)."""
-COLOUR = patterns.compile(r"\033\[[0-9;]*m")
+COLOUR = re.compile(r"\033\[[0-9;]*m")
 """A colour escape (SGR): it takes no column."""
 
 
