@@ -19,15 +19,7 @@ from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg, language, optio
 from grader.cli_io import say
 from grader.cli_io import silence_stdout as _silence_stdout
 from grader.cli_io import write as _write
-from grader.exits import (
-    EXIT_FAILED as EXIT_FAILED,  # re-exported: `grader.cli` named the statuses first
-)
-from grader.exits import (
-    EXIT_GRADER_ERROR,
-    EXIT_NOT_GRADED,
-    EXIT_PASSED,
-    interrupted_status,
-)
+from grader.exits import EXIT_GRADER_ERROR, EXIT_NOT_GRADED, EXIT_PASSED, interrupted_status
 from grader.syspath import drop_working_directory
 
 TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it

@@ -28,7 +28,7 @@ import pytest
 
 from grader.gradescope_zip import REQUIRES
 from grader.tomlfile import loads as toml_loads
-from tests.conftest import REAL, ROOT
+from tests.conftest import REAL, ROOT, max_score
 from tests.render.test_gradescope import GRADESCOPE_RESULTS
 
 
@@ -113,7 +113,7 @@ def test_the_zip_is_the_same_bytes_when_built_twice(tmp_path: Path) -> None:
 
 
 def test_the_command_says_the_total_to_set_in_gradescope(tmp_path: Path) -> None:
-    assert "83 points" in build_zip(tmp_path / "a.zip").stderr
+    assert f"{max_score():g} points" in build_zip(tmp_path / "a.zip").stderr
 
 
 def test_a_broken_rubric_is_refused_before_any_zip_is_written(tmp_path: Path) -> None:
@@ -145,16 +145,16 @@ def test_setup_installs_the_grader_into_its_own_environment(autograder: Path) ->
 
 def test_a_real_correct_run_gets_full_marks_field_by_field(autograder: Path) -> None:
     doc = grade(autograder, REAL / "correct")
-    assert doc["score"] == doc["extra_data"]["max_score"] == 83
+    assert doc["score"] == doc["extra_data"]["max_score"] == max_score()
     assert isinstance(doc["execution_time"], (int, float)) and 0 <= doc["execution_time"] < 60
-    assert doc["output"].startswith("**Score: 83/83")
+    assert doc["output"].startswith(f"**Score: {max_score():g}/{max_score():g}")
     assert doc["visibility"] == "visible" and doc["stdout_visibility"] == "hidden"
     assert len(doc["tests"]) == doc["extra_data"]["summary"]["passed"] > 0
     for test in doc["tests"]:
         assert test["status"] == "passed" and test["score"] == test["max_score"]
         assert test["name"].startswith(test["extra_data"]["id"])
         assert test["visibility"] == "visible" and isinstance(test["output"], str)
-    assert sum(t["max_score"] for t in doc["tests"]) == 83
+    assert sum(t["max_score"] for t in doc["tests"]) == max_score()
 
 
 def test_a_real_mistake_fails_its_own_test_with_where_and_what_to_do(autograder: Path) -> None:
@@ -162,13 +162,13 @@ def test_a_real_mistake_fails_its_own_test_with_where_and_what_to_do(autograder:
     test = next(t for t in doc["tests"] if t["extra_data"]["id"] == "chunks.role_chunk_excluded")
     assert test["status"] == "failed" and test["score"] == 0 and test["max_score"] == 4
     assert "chunks.jsonl" in test["output"]
-    assert doc["score"] == sum(t["score"] for t in doc["tests"]) < 83
+    assert doc["score"] == sum(t["score"] for t in doc["tests"]) < max_score()
 
 
 def test_files_in_a_folder_of_the_upload_are_found(autograder: Path, tmp_path: Path) -> None:
     shutil.copytree(REAL / "correct", tmp_path / "upload" / "llm")
     doc = grade(autograder, tmp_path / "upload")
-    assert doc["score"] == 83
+    assert doc["score"] == max_score()
 
 
 def test_an_upload_with_no_lab_file_says_it_was_not_graded_at_the_top(autograder: Path) -> None:
