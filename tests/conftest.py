@@ -27,11 +27,11 @@ copy of one stands for a student's own honest run."""
 CORRECT = REAL / "correct"
 TESTS_OWN_RUNS = sorted(
     folder
-    for base in ("real", "unpublished", "eras/real_runs")
+    for base in ("real", "honest", "unpublished", "eras/real_runs")
     for folder in (ROOT / "tests" / "data" / base).iterdir()
     if (folder / "server.log").is_file()
 )
-"""The tests' own real captures (`tests/data/real`, `unpublished`, the era runs): the
+"""The tests' own real captures (`tests/data/real`, `honest`, `unpublished`, the era runs): the
 project publishes them, so the run registry knows them (`checks/runs.json`), but here a
 copy of one stands for a student's own honest run."""
 
