@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 
 from checks.fingerprint import MIN_SHARED
@@ -20,6 +20,7 @@ from grader.package_data import package_file
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 REGISTRY = "runs.json"
 OVERRIDE = "GRADER_FIRST_TOKEN_RUNS"
@@ -65,19 +66,26 @@ def _registry(path: str) -> dict[str, list[str]]:
     return runs
 
 
-def is_reference(name: str) -> bool:
-    """Whether the registered run `name` is one of the lab's reference captures
+def is_reference(name: str, digests: Mapping[str, str | None]) -> bool:
+    """Whether a submission whose run is the registered run `name` and whose measured
+    files have these sha256 `digests` is one of the lab's reference captures *as it is*
     (`tests/data/real`, which the lab's shared fixtures hold byte for byte): the runs a
-    grader of this lab is judged by. A file-only grader cannot tell a reference capture
-    graded as itself from a student handing it in, so it passes `submission.original`
-    with a note, and the class report flags it as strongly as a published sample."""
-    return name in _references(registry_file())
+    grader of this lab is judged by. A file-only grader cannot tell a reference graded
+    as itself from a student handing it in unchanged, so that passes
+    `submission.original` with a note, and the class report flags it as strongly as a
+    published sample; any edit of a reference (re-timed, re-encoded, a number changed)
+    is a published run handed in, and fails."""
+    return any(
+        entry["run"] == name
+        and all(digests.get(file) == sha for file, sha in entry["files"].items())
+        for entry in _references(registry_file())
+    )
 
 
 @cache
-def _references(path: str) -> frozenset[str]:
+def _references(path: str) -> tuple[dict[str, Any], ...]:
     with open(path, encoding="utf-8") as handle:
-        return frozenset(json.load(handle).get("references", ()))
+        return tuple(json.load(handle).get("references", ()))
 
 
 @cache

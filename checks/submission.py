@@ -64,7 +64,7 @@ def original(ctx: Context) -> Note | None:
     published = known_run(keys)
     if published is not None:
         run, count = published
-        if is_reference(run):  # the lab's reference capture: noted, flagged, not failed
+        if is_reference(run, digests):  # a reference capture as it is: noted, flagged
             return Note("reference_run", {"run": run, "shared": count, "keys": len(keys)})
         raise Fail(
             "reused_run",

@@ -98,20 +98,23 @@ REFERENCES = "tests/data/real"
 grader of this lab is judged by, so graded they pass, with a note (`checks.runs`)."""
 
 
-def references(runs: dict[str, list[str]]) -> list[str]:
-    """The registered runs that are a reference capture's run."""
+def references(runs: dict[str, list[str]]) -> list[dict[str, object]]:
+    """Each reference capture: the registered run it is, and the sha256 of its measured
+    files (it passes only as itself, byte for byte: `checks.runs.is_reference`)."""
     from checks.fingerprint import MIN_SHARED, shared
+    from checks.samples import fingerprint
 
-    own = [
-        keys_of_texts(
-            (log.parent / "server.log").read_text("utf-8", errors="replace"),
-            (log.parent / "chunks.jsonl").read_text("utf-8", errors="replace")
-            if (log.parent / "chunks.jsonl").is_file()
-            else None,
+    found: list[dict[str, object]] = []
+    for log in sorted((ROOT / REFERENCES).rglob("server.log")):
+        chunks = log.parent / "chunks.jsonl"
+        keys = keys_of_texts(
+            log.read_text("utf-8", errors="replace"),
+            chunks.read_text("utf-8", errors="replace") if chunks.is_file() else None,
         )
-        for log in sorted((ROOT / REFERENCES).rglob("server.log"))
-    ]
-    return sorted(n for n, keys in runs.items() if any(shared(keys, m) >= MIN_SHARED for m in own))
+        for name, known in sorted(runs.items()):
+            if shared(known, keys) >= MIN_SHARED:
+                found.append({"run": name, "files": fingerprint(log.parent)["files"]})
+    return found
 
 
 def main() -> int:

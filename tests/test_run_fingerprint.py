@@ -139,6 +139,14 @@ def test_the_labs_reference_capture_handed_in_is_noted_and_flagged_strongly(
     assert ("reference_run", True) in [(f.key, f.strong) for f in flags]
 
 
+def test_a_reference_capture_edited_in_any_way_fails_as_a_published_run(
+    full_run_registry, grade_folder, tmp_path
+) -> None:
+    forged = forge(REAL / "correct", tmp_path / "llm", 1.0)  # re-encoded, new id, a line off
+    check = check_of(grade_folder(forged), "submission.original")
+    assert check.status == "failed" and check.message_id == "submission.original.reused_run"
+
+
 def test_an_earlier_published_version_that_is_no_reference_fails_as_a_published_run(
     full_run_registry, grade_folder, tmp_path
 ) -> None:
