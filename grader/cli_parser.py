@@ -25,11 +25,11 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from grader.cli_commands import Command, language
 from grader.problems import Param
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 

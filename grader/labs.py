@@ -18,13 +18,13 @@ import importlib
 import os
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from grader.lab import Lab
 from grader.records import record
 from grader.syspath import grader_root
 from grader.worded import Worded
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

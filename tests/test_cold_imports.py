@@ -111,7 +111,7 @@ NOT_ON_THE_CHECK_PATH = (
     "gettext",
     "grader.cli_parser",
     "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
-    "typing",  # annotations' names are imported under TYPE_CHECKING only
+    # not "typing": every module takes TYPE_CHECKING from it, as Python code normally does
     "string",  # catalog messages are filled by str.format_map
     "hashlib",  # small inputs are hashed by CPython's own sha256 (grader.sha)
     "_hashlib",
