@@ -6,6 +6,8 @@ second lab would be a second package like this one, with no change to `grader/`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from checks import (
     assignment,
     cache,
@@ -32,7 +34,6 @@ from grader.loading import ArtifactSpec
 from grader.parsers import json_document, json_lines
 from grader.schema import SchemaSet
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

@@ -34,12 +34,13 @@ never costs more), so a near-cap log of 18,000 requests costs a few window walks
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from checks.evidence import agree, blocks, finite, request_params, resolution, window
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any

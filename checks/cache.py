@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from checks.coverage import unconfirmed
 from checks.evidence import blocks, first_token_fits, match, match_in_order, request_params
 from checks.numbers import entry_for
@@ -9,7 +11,6 @@ from checks.prefill import claimed
 from grader.engine import Context, Fail, check
 from grader.params import Number
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from checks.evidence import blocks
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 from checks.numbers import medians
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any

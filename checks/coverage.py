@@ -20,10 +20,11 @@ score, a log cut to begin at a start-up would hide any mistake of the steps befo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from checks.evidence import blocks
 from checks.formats.llama_log import ServerLog, TaskTiming
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

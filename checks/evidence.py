@@ -21,10 +21,10 @@ import bisect
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from checks.formats.llama_log import ServerLog, TaskTiming
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

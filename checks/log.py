@@ -13,6 +13,8 @@ the log itself must first be shown to be what llama-server wrote during this run
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from checks.evidence import blocks, task_label
 from checks.formats.llama_log import Cancel, ServerLog, TaskTiming
 from checks.numbers import median
@@ -20,7 +22,6 @@ from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
 from grader.problems import Term
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

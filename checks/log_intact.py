@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from checks.evidence import MAX_RESOLUTION, RESOLUTIONS, blocks, task_label
 from checks.formats.llama_log import Figures, Launch, ServerLog, TaskTiming
@@ -20,7 +21,6 @@ from grader.engine import Context, Fail, check
 from grader.params import Number
 from grader.problems import Term
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

@@ -8,7 +8,8 @@ the result files alone. The keys are the files' own.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:  # the typed views are for the type checker: grader check need not import them
     from typing import Any
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from checks.coverage import unconfirmed
 from checks.evidence import (
@@ -18,7 +19,6 @@ from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
 from grader.params import Integer, ListOf, Number
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

@@ -13,11 +13,11 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 from checks.fingerprint import MIN_SHARED
 from grader.package_data import package_file
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -18,11 +18,11 @@ import json
 import os
 from collections.abc import Iterable
 from functools import cache
+from typing import TYPE_CHECKING
 
 from grader.package_data import package_file
 from grader.sha import sha256_hex
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:  # pathlib is for the registry's builder: `grader check` never imports it
     from pathlib import Path
     from typing import Any

@@ -11,6 +11,8 @@ a lambda), the check asks the syntax tree, as it does to show a signature that f
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from grader.engine import Context, Fail, check
 from grader.limits import Limits
 from grader.loading import Parsed, Parser
@@ -25,7 +27,6 @@ from grader.parsers import (
 )
 from grader.records import record
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     import ast
     from collections.abc import Iterator

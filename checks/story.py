@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from typing import TYPE_CHECKING
 
 from checks.formats.llama_log import Cancel, ServerLog
 from checks.formats.llama_log_story import ByTask
@@ -38,7 +39,6 @@ from checks.numbers import median
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from checks.formats.llama_log_story import Similarity
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from checks.coverage import unconfirmed
 from checks.evidence import agree, blocks, request_params, resolution
@@ -12,7 +13,6 @@ from checks.numbers import duration_noise
 from grader.engine import Context, Fail, Note, check
 from grader.params import Integer, Number
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

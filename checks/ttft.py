@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from checks.coverage import unconfirmed
 from checks.evidence import (
@@ -20,7 +21,6 @@ from checks.numbers import close, duration_noise, medians
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 

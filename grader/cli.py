@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from grader import __version__, cli_lab
 from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg, language, option_value, read
@@ -22,7 +23,6 @@ from grader.cli_io import write as _write
 from grader.exits import EXIT_GRADER_ERROR, EXIT_NOT_GRADED, EXIT_PASSED, interrupted_status
 from grader.syspath import drop_working_directory
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     import argparse
     from typing import Any

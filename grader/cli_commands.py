@@ -32,12 +32,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from grader.i18n import LANGUAGES
 from grader.problems import Param
 from grader.records import field, record
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence

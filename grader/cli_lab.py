@@ -11,12 +11,12 @@ that is no check's is exit 2 with the closest ids offered.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg
 from grader.cli_io import say, write
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

@@ -5,10 +5,11 @@ check never pays for it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from grader.cli_io import say
 from grader.cli_io import write as _write
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -8,26 +8,30 @@ module is imported for everything else: help, errors, the commands that need arg
 
 argparse's own words ("usage:", "options", "show this help message and exit", "the
 following arguments are required", "invalid choice", ...) are English in every locale:
-argparse looks them up with `gettext`, which it imported as its globals `_` and
-`ngettext`, and the grader ships no `.mo` files. `speaking(catalog)` points those two at
-the catalog (`[argparse]` in grader/messages, keyed by argparse's own msgids in
-`ARGPARSE_WORDS`) while a parser is built and used, and puts them back after; a msgid it
-does not know stays English, as gettext would leave it.
+argparse looks them up with `gettext`, and the grader ships no `.mo` files. They are said
+in the catalog's words (`[argparse]` in grader/messages, keyed by argparse's own msgids in
+`ARGPARSE_WORDS`) through argparse's public hooks, argparse itself left as it is: `Parser`
+adds its `-h` with the catalog's help text and says its errors (`error`) in the catalog's
+words, read back from argparse's English; `HelpFormatter` gives the usage its prefix
+(`add_usage`) and the sections their headings (`start_section`). The catalog is that of
+the `speaking(catalog)` block running; outside one, or for a msgid the catalog does not
+know, argparse's English stays, as gettext would leave it.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from grader.cli_commands import Command, language
 from grader.problems import Param
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
     from grader.cli_commands import Arg
 
@@ -91,6 +95,13 @@ def terminal_columns() -> int:
     return columns or 80
 
 
+def word(msgid: str) -> str:
+    """argparse's `msgid` (one without placeholders: a heading, a help text, the usage's
+    prefix) in the words of the `speaking` block running, as gettext would give it."""
+    known = _SPOKEN and msgid in ARGPARSE_WORDS
+    return (_translated(_SPOKEN[-1], msgid) if known else None) or msgid
+
+
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's layout, with paragraphs wrapped by terminal columns (a Japanese
     character takes two) and between CJK characters, which have no spaces to break at."""
@@ -107,11 +118,15 @@ class HelpFormatter(argparse.HelpFormatter):
             width = terminal_columns() - 2
         super().__init__(prog, indent_increment, max_help_position, width, **options)
 
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: Any = None) -> None:
+        """argparse's usage, with "usage: " in the catalog's words."""
+        super().add_usage(usage, actions, groups, word("usage: ") if prefix is None else prefix)
+
     def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: Any) -> str:
         """argparse's usage, its continuation lines moved right by the columns its
         "usage: " takes beyond its characters (`使い方: ` is 5 characters, 8 columns)."""
         text = super()._format_usage(usage, actions, groups, prefix)
-        shown = argparse._("usage: ") if prefix is None else prefix  # type: ignore[attr-defined]
+        shown = "usage: " if prefix is None else prefix
         if shown.isascii():  # one column a character (argparse formats this on every run)
             return text
         from grader.render.wrap import cells
@@ -125,6 +140,10 @@ class HelpFormatter(argparse.HelpFormatter):
         )
 
     def start_section(self, heading: Any) -> None:
+        """A section of the help, argparse's own headings ("options") in the catalog's
+        words."""
+        if heading in ("positional arguments", "options", "optional arguments"):
+            heading = word(heading)
         self._headings = [*getattr(self, "_headings", ()), heading]
         super().start_section(heading)
 
@@ -159,9 +178,75 @@ def _help(catalog: Any, key: str | None, params: Mapping[str, Param]) -> str | N
     return (key if text is None else text).replace("%", "%%")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, saying its own words in the catalog's (see the module's text):
+    its `-h` and its errors; its subparsers are of this class too (argparse's default)."""
+
+    def __init__(self, *args: Any, add_help: bool = True, **options: Any) -> None:
+        super().__init__(*args, add_help=False, **options)
+        if add_help:  # as argparse adds it, its help text in the catalog's words
+            text = word("show this help message and exit").replace("%", "%%")
+            self.add_argument("-h", "--help", action="help", help=text)
+
+    def error(self, message: str) -> NoReturn:
+        """argparse's: the usage, then the error, exit 2; in the catalog's words."""
+        self.print_usage(sys.stderr)
+        catalog = _SPOKEN[-1] if _SPOKEN else None
+        template = catalog and _translated(catalog, "%(prog)s: error: %(message)s\n")
+        if not template:  # argparse's own English
+            self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, _filled(template, {"prog": self.prog, "message": reworded(catalog, message)}))
+
+
+def _template(msgid: str) -> re.Pattern[str]:
+    """What argparse's English `msgid` reads as once formatted, each value a group named
+    by its catalog placeholder: the user's own text (a value, an option) as much as it
+    may take, the grader's (an argument's name, a type) as little."""
+    specifiers = ARGPARSE_WORDS[msgid][1]
+    names = {specifier: name for name, specifier in specifiers.items()}
+    parts: list[str] = []
+    for piece in re.split(r"(%\(\w+\)[sr]|%[sr])", msgid):
+        if piece in names:
+            lazy = "?" if names[piece] in ("argument", "type") else ""
+            parts.append(f"(?P<{names[piece]}>.*{lazy})")
+        else:
+            parts.append(re.escape(piece))
+    return re.compile("".join(parts), re.DOTALL)
+
+
+_NOT_ERRORS = ("usage", "positionals", "options", "help", "version", "error")  # their keys
+
+
+def reworded(catalog: Any, message: str) -> str:
+    """argparse's English error `message` in the catalog's words: read back by the msgid
+    it was made from (an argument's message within, in turn); a message argparse did not
+    make (a `type=` function's, already in the catalog's words) stays as it is."""
+    for msgid in ARGPARSE_WORDS:
+        if ARGPARSE_WORDS[msgid][0] in _NOT_ERRORS:
+            continue
+        found = _template(msgid).fullmatch(message)
+        if found is None:
+            continue
+        values = found.groupdict()
+        count = int(values["count"]) if "count" in values and values["count"].isdigit() else None
+        template = _translated(catalog, msgid, count)
+        if template is None:
+            return message
+        if "message" in values:
+            values["message"] = reworded(catalog, values["message"])
+        return _filled(template, values)
+    return message
+
+
+def _filled(template: str, values: Mapping[str, str]) -> str:
+    """`template` with each {placeholder} of `values` replaced by its value, in one pass
+    (a value is never read again, whatever braces it has)."""
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
+
+
 def root(catalog: Any, description: str, params: Mapping[str, Param]) -> argparse.ArgumentParser:
     """The `grader` parser itself (build it inside `speaking(catalog)`)."""
-    return argparse.ArgumentParser(
+    return Parser(
         prog="grader",
         description=_help(catalog, description, params),
         formatter_class=HelpFormatter,
@@ -204,22 +289,16 @@ def listed(subparsers: Any, command: Command, catalog: Any) -> Any:
     )
 
 
-def _translated(catalog: Any, msgid: str, count: int | None = None) -> str:
-    """argparse's `msgid` in the catalog's words, with argparse's own % specifiers where
-    the catalog has its {placeholders}; `msgid` itself when the catalog has none."""
-    entry = ARGPARSE_WORDS.get(msgid)
-    if entry is None:
-        return msgid
-    key, specifiers = entry
+def _translated(catalog: Any, msgid: str, count: int | None = None) -> str | None:
+    """The catalog's template of argparse's `msgid`, with its {placeholders} (those of
+    `ARGPARSE_WORDS`), the plural form of `count`; None when the catalog has none."""
+    key = ARGPARSE_WORDS[msgid][0]
     if count is not None:
         key = catalog.form(f"argparse.{key}", count).removeprefix("argparse.")
     template = catalog.raw(f"argparse.{key}")
     if template is None:
-        return msgid
-    if "%" in msgid or key in ("help", "version"):  # argparse %-formats these
-        template = template.replace("%", "%%")
-    for name, specifier in specifiers.items():
-        template = template.replace("{" + name + "}", specifier)
+        return None
+    template = str(template)
     return template + "\n" if msgid.endswith("\n") and not template.endswith("\n") else template
 
 
@@ -242,31 +321,19 @@ def said(key: str, **params: Param) -> str:
 
 
 class speaking:  # lower case: used as the function it was, `with speaking(catalog):`
-    """argparse's own words from `catalog` while the block runs (see the module's text).
+    """argparse's own words from `catalog` while the block runs (see the module's text):
+    the parsers built and used in it speak them.
 
     A class rather than a `contextlib.contextmanager`: a cold `grader check` imports
     nothing else of contextlib, which cost it ≈2.6 M instructions."""
 
     def __init__(self, catalog: Any) -> None:
         self.catalog = catalog
-        self.saved: tuple[Any, Any] | None = None
 
     def __enter__(self) -> None:
-        catalog = self.catalog
-        self.saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
-        _SPOKEN.append(catalog)
-
-        def gettext(msgid: str) -> str:
-            return _translated(catalog, msgid)
-
-        def ngettext(singular: str, plural: str, count: int) -> str:
-            return _translated(catalog, plural if count != 1 else singular, count)
-
-        argparse._ = gettext  # type: ignore[attr-defined]
-        argparse.ngettext = ngettext  # type: ignore[attr-defined]
+        _SPOKEN.append(self.catalog)
 
     def __exit__(self, *_exc: object) -> None:
-        argparse._, argparse.ngettext = self.saved  # type: ignore[attr-defined]
         _SPOKEN.pop()
 
 
@@ -328,6 +395,6 @@ def parse_alone(command: Command, argv: list[str]) -> argparse.Namespace:
     `command`, in the user's language: `python -m grader.batch_cli ...` and the like."""
     catalog = user_catalog(argv)
     with speaking(catalog):
-        parser = argparse.ArgumentParser(prog="grader", formatter_class=HelpFormatter)
+        parser = Parser(prog="grader", formatter_class=HelpFormatter)
         build(parser.add_subparsers(dest="command", required=True), command, catalog)
         return parser.parse_args(argv)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from grader.files import RawFile
 from grader.problems import Problem
@@ -22,7 +23,6 @@ from grader.sha import sha256
 
 DIGEST_VERSION = "1"  # changes when what goes into the digest changes
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Protocol
 

@@ -27,12 +27,12 @@ Nothing here knows about a particular lab.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from grader.loading import Artifact
 from grader.problems import Location, Param
 from grader.records import field, record
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

@@ -20,7 +20,8 @@ exit-status table is this one.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

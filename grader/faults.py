@@ -11,10 +11,10 @@ pickles, so a batch worker can hand it to its parent); `write_output` is
 from __future__ import annotations
 
 import errno
+from typing import TYPE_CHECKING
 
 from grader.atomic import write_atomic
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

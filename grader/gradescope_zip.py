@@ -26,6 +26,7 @@ import os
 import stat
 import zipfile
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from grader import __version__
 from grader.cli_commands import LAB, LANG, Command, arg
@@ -33,7 +34,6 @@ from grader.cli_io import say
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 from grader.package_data import package_dir, package_file
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from functools import cache
+from typing import TYPE_CHECKING
 
 from grader.package_data import package_file
 from grader.problems import Param, Term, TitleOf
 from grader.tomlfile import load_cached
 from grader.visible import visible
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

@@ -17,12 +17,12 @@ import bisect
 import json
 import math
 import re
+from typing import TYPE_CHECKING
 
 from grader.jsonquick import QUICK_FROM, UNSURE, Accept, long_run, quick_batches, quick_value, shape
 from grader.problems import Location, Problem, json_pointer
 from grader.records import field, record
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

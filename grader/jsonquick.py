@@ -31,8 +31,8 @@ import json
 from itertools import chain, compress, repeat
 from math import isinf
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

@@ -12,8 +12,8 @@ the two cannot disagree on a character; `tests/test_jsontext.py` holds it to
 from __future__ import annotations
 
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

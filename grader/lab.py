@@ -25,6 +25,7 @@ no check of the lab or a cycle of them, a size cap or path option that names not
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from grader.engine import Check, run_order
 from grader.limits import ENGINE_LIMITS, Limits
@@ -33,7 +34,6 @@ from grader.records import field, record
 from grader.rubric import RESERVED_KEYS
 from grader.schema import SchemaSet
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from grader.params import ParamSpec
 

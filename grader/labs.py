@@ -6,12 +6,10 @@ Every command takes `--lab NAME` and defaults to the only installed lab; `grader
 lists them. A NAME with a colon ("package.module:ATTRIBUTE") names a `Lab` directly,
 installed or not (a lab being written, a test's).
 
-The entry points are read from the installed distributions' `entry_points.txt` on
-`sys.path`, exactly as `importlib.metadata.entry_points(group="grader.labs")` finds them
-(a test keeps the two equal), without importing `importlib.metadata`, which would cost
-`grader check` more than a quarter of its start-up. A checkout that is not installed
-(`python -m grader` run from it) falls back to the entry points its `pyproject.toml`
-declares.
+The entry points are `importlib.metadata.entry_points(group="grader.labs")`, imported
+when a lab is first looked for (not by `import grader.labs`). A checkout that is not
+installed (`python -m grader` run from it) falls back to the entry points its
+`pyproject.toml` declares.
 """
 
 from __future__ import annotations
@@ -19,20 +17,18 @@ from __future__ import annotations
 import importlib
 import os
 import re
-import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from grader.lab import Lab
 from grader.records import record
 from grader.syspath import grader_root
 from grader.worded import Worded
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 
 GROUP = "grader.labs"
-_SECTION = re.compile(r"^\[\s*(?P<name>[^\]]+?)\s*\]$")
 
 
 class LabError(Worded):
@@ -57,50 +53,15 @@ def _normalized(name: str) -> str:
     return _SEPARATORS.sub("_", name).lower()
 
 
-def _entry_points_of(text: str, distribution: str) -> list[EntryPoint]:
-    """The `grader.labs` entries of one `entry_points.txt` (an INI file)."""
-    found: list[EntryPoint] = []
-    section = None
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        header = _SECTION.match(line)
-        if header:
-            section = header.group("name")
-        elif section == GROUP and "=" in line:
-            name, _, value = line.partition("=")
-            found.append(EntryPoint(name.strip(), value.strip(), distribution))
-    return found
+def _registered() -> list[EntryPoint]:
+    """The `grader.labs` entry points of the installed distributions (the first
+    distribution of each name only, as importlib.metadata finds them)."""
+    from importlib.metadata import entry_points
 
-
-def _scan(entries: Iterable[Any]) -> list[EntryPoint]:
-    """The `grader.labs` entry points of the distributions on the path `entries`, the
-    first of each distribution's name only (as importlib.metadata)."""
     found: list[EntryPoint] = []
-    seen: set[str] = set()
-    for entry in entries:
-        if not isinstance(entry, str):
-            continue
-        try:
-            children = os.listdir(entry or os.curdir)
-        except OSError:  # not a folder: a zip, a missing entry
-            continue
-        for child in children:
-            if not child.lower().endswith((".dist-info", ".egg-info")):
-                continue
-            distribution = _normalized(child.rpartition(".")[0].partition("-")[0])
-            if distribution in seen:
-                continue
-            seen.add(distribution)
-            path = os.path.join(entry or os.curdir, child, "entry_points.txt")
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    text = handle.read()
-            except (OSError, UnicodeDecodeError):
-                continue
-            if GROUP in text:
-                found.extend(_entry_points_of(text, distribution))
+    for point in entry_points(group=GROUP):
+        distribution = point.dist.name if point.dist is not None else ""
+        found.append(EntryPoint(point.name, point.value, _normalized(distribution)))
     return found
 
 
@@ -129,7 +90,7 @@ def installed() -> list[EntryPoint]:
     """Every installed lab, sorted by name (the first distribution's, for a name twice)."""
     global _installed
     if _installed is None:
-        found = _scan(sys.path) or _from_checkout()
+        found = _registered() or _from_checkout()
         first: dict[str, EntryPoint] = {}
         for point in found:
             first.setdefault(point.name, point)

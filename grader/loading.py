@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from grader.files import RawFile, Refused, read_file, without_bytes
 from grader.limits import Limits
@@ -18,7 +19,6 @@ from grader.records import field, record, replace
 from grader.sandbox import prepared
 from grader.text import TextError, decode_utf8
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any, Literal
 

@@ -22,11 +22,11 @@ import contextlib
 import os
 import shutil
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from grader.atomic import TEMPORARY_PREFIX, TEMPORARY_SUFFIX
 from grader.faults import OutputError
 
-TYPE_CHECKING = False  # typing is for type checkers only
 if TYPE_CHECKING:
     from typing import Any
 

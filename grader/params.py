@@ -18,11 +18,11 @@ catalog's words (`describe`), so the error is in the instructor's language.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from grader.records import record
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
-if TYPE_CHECKING:  # the protocol is the type checkers': a check never imports typing
+if TYPE_CHECKING:  # the protocol is the type checkers' alone
     from typing import Any, Protocol
 
     from grader.i18n import Catalog

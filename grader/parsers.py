@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 from grader.jsonload import JsonError, PositionMap, StrictDecoder
 from grader.limits import Limits
@@ -24,7 +25,6 @@ from grader.pysource import (
 from grader.pysource import python_tree as python_tree  # re-exported: labs read trees here
 from grader.schema import SchemaRef
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any

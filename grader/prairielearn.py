@@ -23,12 +23,12 @@ import io
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg
 from grader.cli_io import say
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

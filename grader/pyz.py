@@ -23,13 +23,13 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
+from typing import TYPE_CHECKING
 
 from grader.cli_commands import LAB, LANG, Command, arg
 from grader.cli_io import say
 from grader.exits import EXIT_PASSED
 from grader.gradescope_zip import members, zip_info
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -23,8 +23,8 @@ JSON Schema) and for the tests.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # `typing` is for type checkers: a check never imports it for this
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar, dataclass_transform

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 from grader.records import field, field_names, is_record, record
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:  # read by pydantic too (`records.as_dataclasses` runs this block)
     from typing import Any, Literal
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.package_data import package_file, read_text
@@ -37,7 +38,6 @@ from grader.records import field, record
 from grader.sha import sha256_hex
 from grader.tomlfile import TOMLDecodeError, load_cached, loads
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any, Protocol
 

@@ -8,13 +8,13 @@ does: a check's exception is its `error` outcome, and grading goes on.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from grader.engine import PARAMS_KEY, Check, Context, Fail, run_order
 from grader.loading import Artifact, ArtifactSpec
 from grader.problems import Location, Param, Term, TitleOf
 from grader.records import field, record, replace
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

@@ -47,11 +47,11 @@ from _thread import _local as thread_local  # what `threading.local` is
 from _thread import allocate_lock
 from collections.abc import Callable, Iterable
 from functools import cache
+from typing import TYPE_CHECKING
 
 from grader.package_data import package_dirs
 from grader.syspath import grader_root
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from typing import TYPE_CHECKING
 
 from grader.package_data import package_dir
 from grader.problems import Location, Problem, Term, json_pointer, readable_path
@@ -22,7 +23,6 @@ from grader.records import record
 from grader.sandbox import prepared
 from grader.schema_fast import Unsupported, compile_schema
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

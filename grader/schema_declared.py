@@ -32,8 +32,8 @@ to a schema being read (a recursive format).
 from __future__ import annotations
 
 from itertools import chain, compress, repeat
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
 

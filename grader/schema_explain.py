@@ -21,10 +21,10 @@ it; with no such branch, by the types the branches allow.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from grader.records import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -259,7 +259,7 @@ def validators_source(
         f'"""{header}"""',
         "# fmt: off\n# ruff: noqa",
         "from __future__ import annotations\n\n"
-        "TYPE_CHECKING = False  # typing is for type checkers: a check never imports it\n"
+        "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from typing import Any\n\n"
         "from grader.schema_fast import json_equal as _equal",
         *writer.constants,

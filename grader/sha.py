@@ -19,9 +19,10 @@ submission ≈2 M instructions, a fifth of importing hashlib.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from grader.sandbox import prepared
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from typing import Any
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 import json
 import sys
 from binascii import crc32
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

@@ -8,7 +8,8 @@ command that catches it words it for its reader.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

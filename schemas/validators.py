@@ -12,7 +12,7 @@ after changing a schema.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing is for type checkers: a check never imports it
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.cli_parser import ARGPARSE_WORDS, speaking
+from grader.cli_parser import ARGPARSE_WORDS, HelpFormatter, Parser, reworded, speaking
 from grader.i18n import LANGUAGES, Catalog
 from grader.render.wrap import cells
 from tests.conftest import ROOT
@@ -145,27 +145,56 @@ def test_every_argparse_word_has_its_placeholders_in_english() -> None:
         assert all("{" + name + "}" in template for name in specifiers), msgid
 
 
+SAMPLES = {
+    "argument_name": "--format",
+    "message": "expected one argument",
+    "value": "'jsn'",
+    "choices": "'json', 'text'",
+    "type": "int",
+    "parser_name": "'nosuch'",
+    "option": "--fo",
+    "matches": "--format, --force",
+}
+"""A value of each of argparse's placeholders, as argparse formats it."""
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_argparse_formats_every_translated_word(lang: str) -> None:
-    """Each translation gives argparse a template its own `%` formatting accepts."""
+@pytest.mark.parametrize("msgid", [m for m in ARGPARSE_WORDS if "%" in m and "prog" not in m])
+def test_every_argparse_error_is_read_back_into_the_catalogs_words(lang: str, msgid: str) -> None:
     catalog = Catalog(lang, ("grader",))
-    values = {"prog": "p", "message": "m", "argument_name": "a", "value": "v", "choices": "c"}
-    values |= {"type": "int", "parser_name": "x", "option": "-o", "matches": "-a, -b"}
-    with speaking(catalog):
-        for msgid in ARGPARSE_WORDS:
-            said = argparse._(msgid)  # type: ignore[attr-defined]
-            if "%(" in msgid:
-                assert isinstance(said % values, str), msgid
-            elif "%" in msgid:
-                assert isinstance(said % ("x",), str), msgid
+    english = msgid % SAMPLES if "%(" in msgid else msgid % ("2",)
+    said = reworded(catalog, english)
+    assert "{" not in said
+    if lang != "en":
+        assert said != english
+    for value in (SAMPLES[name] for name in SAMPLES if f"%({name})" in msgid):
+        if value != "expected one argument":
+            assert value in said, (msgid, said)
 
 
-def test_speaking_puts_argparse_back_as_it_was() -> None:
-    before = argparse._  # type: ignore[attr-defined]
+def test_an_argument_error_has_its_message_read_back_too() -> None:
+    said = reworded(Catalog("ja", ("grader",)), "argument --format: expected one argument")
+    assert said == "引数--format: 値が1つ必要です"
+
+
+def test_a_value_that_looks_like_argparse_words_stays_the_users() -> None:
+    message = "argument --format: invalid choice: \"x' (choose from 'y\" (choose from 'json')"
+    said = reworded(Catalog("ja", ("grader",)), message)
+    assert said == "引数--format: 選べない値です: \"x' (choose from 'y\"（選べるのは'json'）"
+
+
+def test_a_message_argparse_did_not_make_stays_as_it_is() -> None:
+    message = "整数ではありません: abc"  # a `type=` function's, said in the catalog's words
+    assert reworded(Catalog("ja", ("grader",)), message) == message
+
+
+def test_argparse_itself_is_left_as_it_is() -> None:
+    before = dict(vars(argparse))
     with speaking(Catalog("ja", ("grader",))):
-        assert argparse._("usage: ") == "使い方: "  # type: ignore[attr-defined]
-    assert argparse._ is before  # type: ignore[attr-defined]
-    assert argparse._("usage: ") == "usage: "  # type: ignore[attr-defined]
+        parser = Parser(prog="grader", formatter_class=HelpFormatter)
+        assert parser.format_usage().startswith("使い方: ")
+    assert dict(vars(argparse)) == before
+    assert Parser(prog="grader").format_usage().startswith("usage: ")
 
 
 # -- grader checks -------------------------------------------------------------------------

@@ -16,24 +16,15 @@ from grader.params import Flag
 from tests.conftest import CORRECT
 
 
-def test_the_scan_finds_what_importlib_metadata_finds() -> None:
-    """`grader.labs` reads the entry points without importing importlib.metadata; it
-    must find the very same ones."""
+def test_the_installed_labs_are_importlib_metadatas_entry_points() -> None:
     expected = {(e.name, e.value) for e in importlib.metadata.entry_points(group=labs.GROUP)}
-    assert {(e.name, e.value) for e in labs._scan(__import__("sys").path)} == expected
+    assert {(e.name, e.value) for e in labs.installed()} == expected
     assert ("first-token", "checks:LAB") in expected
 
 
-def test_the_entry_points_file_is_read_as_an_ini_file() -> None:
-    text = (
-        "[console_scripts]\nfirst-token = not:this\n\n# a comment\n"
-        "[grader.labs]\n; another\nalpha = pkg.mod:LAB\nbeta=pkg:OTHER [extra]\n"
-    )
-    found = labs._entry_points_of(text, "dist")
-    assert [(e.name, e.value) for e in found] == [
-        ("alpha", "pkg.mod:LAB"),
-        ("beta", "pkg:OTHER [extra]"),
-    ]
+def test_an_installed_lab_names_its_distribution_normalized() -> None:
+    (point,) = labs.installed()
+    assert point.distribution == "firsttoken_grader"
 
 
 def test_the_only_installed_lab_is_the_default() -> None:

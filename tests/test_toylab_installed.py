@@ -48,16 +48,16 @@ def grader(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str
 
 def test_the_entry_point_is_a_real_one(site: Path, tmp_path: Path) -> None:
     code = (
-        "import importlib.metadata as m, sys; from grader import labs; "
+        "import importlib.metadata as m; from grader import labs; "
         "print(sorted((e.name, e.value) for e in m.entry_points(group='grader.labs'))); "
-        "print(sorted((e.name, e.value) for e in labs._scan(sys.path)))"
+        "print(sorted((e.name, e.value) for e in labs.installed()))"
     )
     env = {**os.environ, "PYTHONPATH": str(site)}
     run = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
     )
-    metadata, scanned = run.stdout.strip().splitlines()
-    assert metadata == scanned == str([("first-token", "checks:LAB"), ("toy", "toylab:LAB")])
+    metadata, found = run.stdout.strip().splitlines()
+    assert metadata == found == str([("first-token", "checks:LAB"), ("toy", "toylab:LAB")])
 
 
 def test_the_toy_lab_grades_from_the_command_line(site: Path, tmp_path: Path) -> None:

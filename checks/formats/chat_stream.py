@@ -19,6 +19,7 @@ from __future__ import annotations
 from functools import cached_property
 from itertools import compress, repeat
 from operator import not_
+from typing import TYPE_CHECKING
 
 from grader.formats.sse import PlainData, parse_event_stream, plain_data
 from grader.jsonload import JsonError, StrictDecoder
@@ -29,7 +30,6 @@ from grader.problems import Location, Problem
 from grader.records import record
 from grader.schema import SchemaRef
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal

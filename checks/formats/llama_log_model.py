@@ -15,12 +15,12 @@ from __future__ import annotations
 import bisect
 from functools import cached_property
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from checks.formats.llama_log_story import EMPTY as EMPTY_STORY
 from checks.formats.llama_log_story import Story
 from grader.records import record
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any, TypeVar

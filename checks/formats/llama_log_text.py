@@ -5,10 +5,10 @@ ends, the lines worth reading (found a chunk of lines at a time), and what wraps
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 from checks.formats.llama_log_lines import ANSI, ID_TASK, MAX_WRAPPERS, PREFIX_ONLY_END, WRAPPER
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

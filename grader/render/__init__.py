@@ -8,10 +8,10 @@ dependencies cost nothing to the others. A new format is a new module and one li
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from grader.records import record
 
-TYPE_CHECKING = False  # typing is for type checkers only: a check never imports it
 if TYPE_CHECKING:  # `grader --help` lists FORMATS without importing any of this
     from typing import Any, Protocol
 
