@@ -55,7 +55,7 @@ MAX_ISSUES = 6
 MESSAGE_CHARS = 280
 """A message, an expected or a found value is cut to this many characters on the page
 (the result file holds it whole)."""
-FEEDBACK_BUDGET = 1_500_000
+FEEDBACK_BUDGET = 1_000_000
 """Characters of full feedback the page holds at most, whatever the class's size: the
 students who lost most points get it first; the others' details name only the checks they
 did not pass (their result files hold the rest). With the caps above, one student's full
@@ -127,10 +127,12 @@ def _named(ctx: PageContext, label: str, rows: Sequence[CheckRow]) -> str:
 
 
 def _short(ctx: PageContext, s: Student) -> str:
-    """The body of a student past the page's budget: the checks not passed, by id."""
+    """The body of a student past the page's budget: the checks not passed, by id (no
+    link, no folder: a few hundred bytes whatever the student handed in)."""
     if not s.gradable:
         return f"<p><strong>{esc(ctx.t('not_gradable'))}</strong></p>"
-    return _named(ctx, ctx.t("col_failed_checks") + ":", s.not_passed)
+    ids = " ".join(f"<code>{esc(c.id)}</code>" for c in s.not_passed)
+    return f"<p>{esc(ctx.t('col_failed_checks'))}: {ids}</p>"
 
 
 def _lost(s: Student) -> float:
@@ -146,12 +148,13 @@ def feedback(ctx: PageContext) -> str:
     t = ctx.t
     needs = [s for s in ctx.students if not s.gradable or s.not_passed or s.file_problems]
     bodies: dict[str, str] = {}
-    spent = full = 0
+    in_full: set[str] = set()
+    spent = 0
     for s in sorted(needs, key=lambda s: (-_lost(s), s.id)):
         if spent < FEEDBACK_BUDGET:
             bodies[s.id] = _full(ctx, s)
             spent += len(bodies[s.id])
-            full += 1
+            in_full.add(s.id)
         else:
             bodies[s.id] = _short(ctx, s)
     blocks = []
@@ -160,11 +163,14 @@ def feedback(ctx: PageContext) -> str:
         count = esc(t("failed_badge", n=failed, failed=t("failed")))
         badge = f' <span class="badge s-failed">{count}</span>' if failed else ""
         body = []
-        if s.submission:
-            where = t.text("render.labelled", label=t("folder"), value="{path}")
-            body.append(f'<p class="muted">{_with_code(where, s.submission)}</p>')
-        body.append(bodies.get(s.id) or f"<p>{esc(t('all_passed', n=len(s.checks)))}</p>")
-        body.append(f'<p><a href="#students">{esc(t("back"))}</a></p>')
+        if s.id in in_full:  # where to look, and the way back: for the feedback in full
+            if s.submission:
+                where = t.text("render.labelled", label=t("folder"), value="{path}")
+                body.append(f'<p class="muted">{_with_code(where, s.submission)}</p>')
+            body.append(bodies[s.id])
+            body.append(f'<p><a href="#students">{esc(t("back"))}</a></p>')
+        else:
+            body.append(bodies.get(s.id) or f"<p>{esc(t('all_passed', n=len(s.checks)))}</p>")
         blocks.append(
             f'<details class="student" id="{ctx.anchors[s.id]}">'
             f'<summary><span class="sid">{esc(s.id)}</span> · {esc(ctx.score_text(s))}{badge}'
@@ -172,8 +178,9 @@ def feedback(ctx: PageContext) -> str:
             f'<div class="feedback" lang="{esc(s.language)}">{"".join(body)}</div></details>'
         )
     note = ""
-    if full < len(needs):
-        note = f'<p class="muted">{esc(t("feedback_budget", shown=full, total=len(needs)))}</p>'
+    if len(in_full) < len(needs):
+        shown = t("feedback_budget", shown=len(in_full), total=len(needs))
+        note = f'<p class="muted">{esc(shown)}</p>'
     return (
         f'<section id="feedback"><h2>{esc(t("feedback"))}</h2>'
         f'<p class="muted">{esc(t("feedback_intro"))}</p>{note}{"".join(blocks)}</section>'
