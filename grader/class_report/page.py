@@ -32,7 +32,7 @@ from grader.class_report.context import Labels, PageContext
 from grader.class_report.flags import integrity_flags
 from grader.class_report.integrity_section import integrity
 from grader.class_report.overview import checks, scores, who_failed
-from grader.class_report.results import Student, Unreadable, read_results
+from grader.class_report.results import Student, Unreadable, of_lab, read_results
 from grader.class_report.spec import INSTALLED, ClassReportSpec, Section, spec_of
 from grader.class_report.students import feedback, table, unreadable
 from grader.class_report.svg import esc, fmt
@@ -50,11 +50,16 @@ class ClassData:
     results: the page shows its groups instead of finding them again."""
 
 
-def load_class(out_dir: Path | str, lab: str | None = None) -> ClassData:
+def load_class(
+    out_dir: Path | str,
+    lab: str | None = None,
+    read: tuple[list[Student], list[Unreadable]] | None = None,
+) -> ClassData:
     """The results of a batch folder (`lab`: only the results of that lab; see
-    `results.read_results`), with the batch's class findings when its summary.json has
-    them for these results (`stored_integrity`)."""
-    students, bad = read_results(out_dir, lab)
+    `results.read_results`; `read`: what `read_results(out_dir)` gave, so that a class
+    is read once), with the batch's class findings when its summary.json has them for
+    these results (`stored_integrity`)."""
+    students, bad = of_lab(*read, lab) if read is not None else read_results(out_dir, lab)
     return ClassData(tuple(students), tuple(bad), stored_integrity(out_dir, students))
 
 
