@@ -100,3 +100,24 @@ def test_a_long_message_is_cut_on_the_page() -> None:
     assert len(students_section.cut(long)) == students_section.MESSAGE_CHARS
     assert students_section.cut(long).endswith("…")
     assert students_section.cut("short") == "short"
+
+
+def test_grader_report_reads_each_result_once(
+    graded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading (strict, schema-checked) is most of what a large class costs: the command
+    reads the class once for the lab, the page and its closing line."""
+    from grader.class_report import cli, results
+
+    out = class_of(graded, tmp_path / "class", 3)
+    read: list[str] = []
+    real = results.read_result
+
+    def counted(path: str, **kwargs: object) -> object:
+        read.append(path)
+        return real(path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(results, "read_result", counted)
+    assert cli.main([str(out), "--html", str(tmp_path / "page.html")]) == 0
+    assert len(read) == len(set(read)) == 3 * len(BASES)
+    assert (tmp_path / "page.html").stat().st_size > 0
