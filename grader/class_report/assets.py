@@ -84,6 +84,7 @@ border:1px solid currentColor;white-space:nowrap}
 .who{margin:4px 0 8px;padding-left:20px}
 .who li{margin:2px 0}
 details.student{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:0 10px}
+#feedback,#who-failed,#students{content-visibility:auto;contain-intrinsic-size:auto 3000px}
 details.student>summary{cursor:pointer;padding:6px 0;font-weight:600}
 details.student[open]{background:#fcfcfd}
 details.student:target{outline:3px solid var(--orange)}

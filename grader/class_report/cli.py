@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.class_report.page import load_class, render_report
-from grader.class_report.results import read_results
+from grader.class_report.page import ClassData, load_class, render_report
+from grader.class_report.results import Student, Unreadable, read_results
 from grader.class_report.spec import INSTALLED, lab_of, spec_of
 from grader.cli_commands import LAB, Command, arg
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
@@ -19,19 +19,29 @@ from grader.i18n import LANGUAGES
 EXIT_WRITTEN, EXIT_USAGE = EXIT_PASSED, EXIT_NOT_GRADED  # `grader report`'s names for them
 
 
-def write_class_report(out_dir: Path, html_path: Path, lang: str, lab: Any = INSTALLED) -> None:
+def write_class_report(
+    out_dir: Path,
+    html_path: Path,
+    lang: str,
+    lab: Any = INSTALLED,
+    read: tuple[list[Student], list[Unreadable]] | None = None,
+) -> ClassData:
     """Write the class report of the batch folder `out_dir` to `html_path` (atomically),
     from its result files alone.
 
     `lab` is the graded lab (a `Lab`, its name or "package.module:ATTRIBUTE", as
     `grader batch` takes it; `INSTALLED`: the only installed lab): its `ClassReportSpec`
     gives the page its own sections and its integrity flags, and only its results are
-    shown (a result of another lab is listed as unreadable)."""
+    shown (a result of another lab is listed as unreadable). `read`: the folder's
+    results as `read_results(out_dir)` gave them, when the caller has read them already
+    (reading is most of the time a large class takes). Returns what the page shows."""
     from grader.atomic import write_atomic
 
     the_lab = lab_of(lab)
-    page = render_report(load_class(out_dir, the_lab.name), lang, the_lab)
+    data = load_class(out_dir, the_lab.name, read)
+    page = render_report(data, lang, the_lab)
     write_atomic(str(html_path), page.encode("utf-8", "replace"))
+    return data
 
 
 COMMAND = Command(
@@ -80,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     if not (out / "results").is_dir():
         tell("cli.report.no_results", results=str(out / "results"), out=str(out))
         return EXIT_USAGE
-    students, _ = read_results(out)
+    students, bad = read_results(out)  # once: the page and the summary below use them
     named = sorted({s.lab for s in students if s.lab})
     lab_name = getattr(args, "lab", None)
     try:
@@ -92,11 +102,11 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     html_path = Path(args.html) if args.html else out / "report.html"
     try:
-        write_class_report(out, html_path, lang, lab=lab)
+        data = write_class_report(out, html_path, lang, lab=lab, read=(students, bad))
     except OSError as exc:
         say(OutputError.of(str(html_path), exc).text(catalog), prefix="grader report")
         return EXIT_USAGE
-    shown, unreadable = read_results(out, lab.name)
+    shown, unreadable = data.students, data.unreadable
     graded = sum(s.gradable for s in shown)
     tell("cli.report.done", count=len(shown), graded=graded, path=str(html_path))
     if unreadable:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from grader.class_report.charts import histogram_chart
 from grader.class_report.context import PageContext, anchor, percent
+from grader.class_report.results import CheckRow
 from grader.class_report.stats import CheckRate, pass_rates, score_histogram
+from grader.class_report.students import cut
 from grader.class_report.svg import OKABE_ITO, Bin, Style, esc, fmt
 
 
@@ -155,10 +157,21 @@ def checks(ctx: PageContext) -> str:
     )
 
 
+WHO_CAP = 50
+"""Students listed by name under each check and status, at most; the table of students
+(its column of checks not passed) names every one."""
+
+
 def who_failed(ctx: PageContext) -> str:
-    """Per check (worst first), the students who failed it, broke it or skipped it, with
-    their message; each check a `<details>` the pass-rate chart links to."""
+    """Per check (worst first), what to do and the common mistake (once, as the first
+    student who did not pass it got them), then the students who failed it, broke it or
+    skipped it, with their message (the first `WHO_CAP` of each, messages cut); each
+    check a `<details>` the pass-rate chart and the students' feedback link to."""
     t = ctx.t
+    first: dict[str, CheckRow] = {}  # per check, the first student's row that did not pass
+    for s in ctx.students:
+        for c in s.not_passed:
+            first.setdefault(c.id, c)
     blocks = []
     clean_checks = []
     for r in pass_rates(ctx.students):
@@ -184,12 +197,22 @@ def who_failed(ctx: PageContext) -> str:
         ):
             if ids:
                 items = "".join(
-                    f"<li>{ctx.link(i)}: {esc(r.messages.get(i, ''))}</li>" for i in ids
+                    f"<li>{ctx.link(i)}: {esc(cut(r.messages.get(i, '')))}</li>"
+                    for i in ids[:WHO_CAP]
                 )
+                if len(ids) > WHO_CAP:
+                    items += f'<li class="muted">{esc(t("many_more", n=len(ids) - WHO_CAP))}</li>'
                 lists.append(
                     f'<p><span class="badge s-{status}">{esc(t(label, n=len(ids)))}</span></p>'
                     f'<ul class="who">{items}</ul>'
                 )
+        row = first.get(r.id)
+        if row is not None and (row.hint or row.explanation):
+            lists.insert(
+                0,
+                (f'<p class="hint">→ {esc(row.hint)}</p>' if row.hint else "")
+                + (f'<p class="why">{esc(row.explanation)}</p>' if row.explanation else ""),
+            )
         blocks.append(
             f'<details class="check-detail" id="{anchor("check", r.id)}"><summary>'
             f"<code>{esc(r.id)}</code> {esc(r.title)} "

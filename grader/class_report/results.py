@@ -11,6 +11,7 @@ else. Hidden files and anything but regular `.json` files are ignored.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -224,6 +225,11 @@ def _safe_id(value: Any) -> bool:
 
 
 def result_files(out_dir: Path | str) -> list[tuple[str, Result | None, str]]:
+    """Every result of a batch folder at once (`each_result_file`, as a list)."""
+    return list(each_result_file(out_dir))
+
+
+def each_result_file(out_dir: Path | str) -> Iterator[tuple[str, Result | None, str]]:
     """The results of a batch folder, sorted by name: (id, its result, "") or (file name,
     None, why it is not a result). When the folder has a `summary.json` (a batch
     finished there), only the `results/<id>.json` of the ids it names are read, so a
@@ -238,12 +244,13 @@ def result_files(out_dir: Path | str) -> list[tuple[str, Result | None, str]]:
     try:
         named = summary_ids(out_dir)
     except NotAResult as exc:
-        return [("summary.json", None, str(exc))]
+        yield ("summary.json", None, str(exc))
+        return
     if named is None:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
-            return []
+            return
         names = [
             e.name
             for e in entries
@@ -253,16 +260,15 @@ def result_files(out_dir: Path | str) -> list[tuple[str, Result | None, str]]:
         ]
     else:
         names = sorted(set(i + ".json" for i in named))
-    found: list[tuple[str, Result | None, str]] = []
     for name in names:
         try:
             result = read_result(str(folder / name), text_cap=TEXT_CAP)
-            found.append((name[: -len(".json")], result, ""))
         except FileNotFoundError:
-            found.append((name, None, "missing: summary.json names it"))
+            yield (name, None, "missing: summary.json names it")
         except (OSError, NotAResult) as exc:
-            found.append((name, None, str(exc) or type(exc).__name__))
-    return found
+            yield (name, None, str(exc) or type(exc).__name__)
+        else:
+            yield (name[: -len(".json")], result, "")
 
 
 def read_results(
@@ -273,13 +279,26 @@ def read_results(
     anything but regular `.json` files are ignored."""
     students: list[Student] = []
     unreadable: list[Unreadable] = []
-    for name, result, reason in result_files(out_dir):
+    for name, result, reason in each_result_file(out_dir):
         if result is None:
             unreadable.append(Unreadable(name, reason))
-            continue
-        student = student_from(name, result)
-        if lab is not None and student.lab != lab:
-            unreadable.append(Unreadable(name + ".json", f"a result of the lab {student.lab!r}"))
-        else:
-            students.append(student)
-    return students, unreadable
+        else:  # one result at a time: only the students stay in memory, not the results
+            students.append(student_from(name, result))
+    return of_lab(students, unreadable, lab)
+
+
+def of_lab(
+    students: list[Student], unreadable: list[Unreadable], lab: str | None
+) -> tuple[list[Student], list[Unreadable]]:
+    """The students of `lab` (None: all), and the unreadable with every result of another
+    lab among them (as `read_results` with `lab` gives them: results read once serve
+    both)."""
+    if lab is None:
+        return students, unreadable
+    others = [
+        Unreadable(s.id + ".json", f"a result of the lab {s.lab!r}")
+        for s in students
+        if s.lab != lab
+    ]
+    bad = sorted([*unreadable, *others], key=lambda u: u.name)
+    return [s for s in students if s.lab == lab], bad
