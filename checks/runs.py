@@ -66,18 +66,24 @@ def _registry(path: str) -> dict[str, list[str]]:
     return runs
 
 
+SERVER_RECORD = ("server.log", "sse_raw.txt")
+"""The files the server wrote (its log, and the stream as it sent it): what makes a run
+the run it is. The other files are what the student typed of it."""
+
+
 def is_reference(name: str, digests: Mapping[str, str | None]) -> bool:
     """Whether a submission whose run is the registered run `name` and whose measured
-    files have these sha256 `digests` is one of the lab's reference captures *as it is*
-    (`tests/data/real`, which the lab's shared fixtures hold byte for byte): the runs a
-    grader of this lab is judged by. A file-only grader cannot tell a reference graded
-    as itself from a student handing it in unchanged, so that passes
-    `submission.original` with a note, and the class report flags it as strongly as a
-    published sample; any edit of a reference (re-timed, re-encoded, a number changed)
-    is a published run handed in, and fails."""
+    files have these sha256 `digests` hands in one of the lab's reference captures'
+    server record unchanged (`tests/data/real`, which the lab's shared fixtures hold
+    byte for byte): the runs a grader of this lab is judged by, which stand for a
+    student's own run. Its typed files are then judged against that record as any
+    student's are (rounded, reformatted: full marks; a number changed: the checks say
+    so), it passes `submission.original` with a note, and the class report flags it as
+    strongly as a published sample. A reference whose server record was edited
+    (re-timed, lines dropped or typed) is a published run laundered, and fails."""
     return any(
         entry["run"] == name
-        and all(digests.get(file) == sha for file, sha in entry["files"].items())
+        and all(digests.get(file) == entry["files"].get(file) for file in SERVER_RECORD)
         for entry in _references(registry_file())
     )
 

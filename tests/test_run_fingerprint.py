@@ -139,7 +139,34 @@ def test_the_labs_reference_capture_handed_in_is_noted_and_flagged_strongly(
     assert ("reference_run", True) in [(f.key, f.strong) for f in flags]
 
 
-def test_a_reference_capture_edited_in_any_way_fails_as_a_published_run(
+def test_a_reference_capture_with_its_typed_numbers_rounded_keeps_full_marks(
+    full_run_registry, grade_folder, tmp_path
+) -> None:
+    """The reference stands for a student's own run: what the student typed of it is
+    judged against its unchanged server record, so honest rounding loses nothing."""
+
+    def rounded(value: object) -> object:
+        if isinstance(value, float):
+            return round(value, 1)
+        if isinstance(value, list):
+            return [rounded(v) for v in value]
+        if isinstance(value, dict):
+            return {k: rounded(v) for k, v in value.items()}
+        return value
+
+    folder = tmp_path / "llm"
+    shutil.copytree(REAL / "correct", folder)
+    for path in folder.glob("*.json"):
+        path.write_text(json.dumps(rounded(json.loads(path.read_text("utf-8"))), indent=2))
+    chunks = folder / "chunks.jsonl"
+    lines = chunks.read_text("utf-8").splitlines()
+    chunks.write_text("".join(json.dumps(rounded(json.loads(x))) + "\n" for x in lines if x))
+    result = grade_folder(folder)
+    assert result.score == result.max_score
+    assert check_of(result, "submission.original").message_id == "submission.original.reference_run"
+
+
+def test_a_reference_capture_whose_server_record_was_edited_fails_as_a_published_run(
     full_run_registry, grade_folder, tmp_path
 ) -> None:
     forged = forge(REAL / "correct", tmp_path / "llm", 1.0)  # re-encoded, new id, a line off
