@@ -32,6 +32,9 @@ _NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?"
 and compiling patterns at import is a good part of a cold `grader check`)."""
 _LITERALS = (("true", True), ("false", False), ("null", None))
 _CONSTANTS = ("NaN", "-Infinity", "Infinity")
+_DECODER = json.JSONDecoder()
+"""Reads one JSON string at a position (`raw_decode`, the json module's public API): the
+walker's strings, with the json module's own words for what is wrong in one."""
 
 
 class _Refusal(Exception):
@@ -310,7 +313,7 @@ class Walker:
 
     def _string(self, i: int, pointer: str) -> int:
         try:
-            _, end = json.decoder.scanstring(self.text, i + 1, True)
+            _, end = _DECODER.raw_decode(self.text, i)
         except json.JSONDecodeError as exc:
             raise _WalkStop(
                 syntax_message(exc.msg, self.text, exc.pos),
@@ -334,7 +337,7 @@ class Walker:
                     i,
                     json_pointer(path),
                 )
-            key, after = json.decoder.scanstring(text, i + 1, True)
+            key, after = _DECODER.raw_decode(text, i)
             if key in seen:
                 raise _WalkStop("json.duplicate_key", {"key": key}, i, json_pointer([*path, key]))
             seen.add(key)
