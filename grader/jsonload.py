@@ -32,9 +32,7 @@ _NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?"
 and compiling patterns at import is a good part of a cold `grader check`)."""
 _LITERALS = (("true", True), ("false", False), ("null", None))
 _CONSTANTS = ("NaN", "-Infinity", "Infinity")
-_DECODER = json.JSONDecoder()
-"""Reads one JSON string at a position (`raw_decode`, the json module's public API): the
-walker's strings, with the json module's own words for what is wrong in one."""
+_DECODER = json.JSONDecoder()  # raw_decode reads one string at its quote, in json's words
 
 
 class _Refusal(Exception):

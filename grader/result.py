@@ -12,9 +12,8 @@ pydantic models: grading must start fast (a student runs it dozens of times) and
 importing pydantic costs more than the whole grading. The JSON Schema is still generated
 from these classes, by pydantic reading the dataclasses their declarations make, at
 development time (`scripts/write_result_schema.py`, which reads the attribute
-docstrings below); a test
-keeps the file equal to what the classes say. `SCHEMA_VERSION` changes with the classes;
-`docs/result-schema-changelog.md` records each change.
+docstrings below); a test keeps the file equal to what the classes say. `SCHEMA_VERSION`
+changes with the classes; `docs/result-schema-changelog.md` records each change.
 """
 
 from __future__ import annotations
@@ -358,14 +357,9 @@ def _believable(data: dict[str, Any]) -> None:
             )
 
 
-def read_result(
-    path: str, max_bytes: int = RESULT_MAX_BYTES, text_cap: int | None = None
-) -> Result:
-    """The result in the file at `path` (UTF-8, at most `max_bytes`); raises OSError when
-    it can't be read, `NotAResult` when it is not a result (`text_cap`: see
-    `Result.from_json`). The file is opened without
-    blocking and without following a link, and must be a regular file: a FIFO or a
-    device named `<id>.json` is refused at once, never waited on."""
+def read_regular(path: str, max_bytes: int) -> bytes:
+    """The bytes of the regular file at `path`; OSError when it can't be opened,
+    `NotAResult` when it is no regular file or is larger than `max_bytes`."""
     import stat
 
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -376,6 +370,17 @@ def read_result(
         data = stream.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise NotAResult(f"larger than {max_bytes} bytes")
+    return data
+
+
+def read_result(
+    path: str, max_bytes: int = RESULT_MAX_BYTES, text_cap: int | None = None
+) -> Result:
+    """The result in the file at `path` (UTF-8, at most `max_bytes`); raises OSError when
+    it can't be read, `NotAResult` when it is not a result (`text_cap`: see
+    `Result.from_json`). It is opened without blocking or following a link
+    (`read_regular`): a FIFO named `<id>.json` is refused at once, never waited on."""
+    data = read_regular(path, max_bytes)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

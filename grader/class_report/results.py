@@ -23,6 +23,7 @@ from grader.result import (
     NotAResult,
     Result,
     ResultLocation,
+    read_regular,
     read_result,
 )
 
@@ -184,22 +185,15 @@ def summary_ids(out_dir: Path | str) -> list[str] | None:
     older grader's, which named none. Raises
     `NotAResult` when the summary is not a batch's (the reason says why)."""
     import json
-    import stat
 
-    path = os.path.join(out_dir, "summary.json")
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+        data = read_regular(os.path.join(out_dir, "summary.json"), SUMMARY_MAX_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise NotAResult(f"summary.json can't be read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotAResult("summary.json is not a regular file")
-        data = stream.read(SUMMARY_MAX_BYTES + 1)
-    if len(data) > SUMMARY_MAX_BYTES:
-        raise NotAResult(f"summary.json is larger than {SUMMARY_MAX_BYTES} bytes")
+    except NotAResult as exc:
+        raise NotAResult(f"summary.json is {exc}") from None
     try:
         summary = json.loads(data.decode("utf-8"))
     except (ValueError, RecursionError, MemoryError):
