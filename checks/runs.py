@@ -8,10 +8,12 @@ whatever its bytes (re-indented, new ids, lines dropped or added, every time res
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -71,21 +73,71 @@ SERVER_RECORD = ("server.log", "sse_raw.txt")
 the run it is. The other files are what the student typed of it."""
 
 
-def is_reference(name: str, digests: Mapping[str, str | None]) -> bool:
-    """Whether a submission whose run is the registered run `name` and whose measured
-    files have these sha256 `digests` hands in one of the lab's reference captures'
-    server record unchanged (`tests/data/real`, which the lab's shared fixtures hold
-    byte for byte): the runs a grader of this lab is judged by, which stand for a
-    student's own run. Its typed files are then judged against that record as any
-    student's are (rounded, reformatted: full marks; a number changed: the checks say
-    so), it passes `submission.original` with a note, and the class report flags it as
-    strongly as a published sample. A reference whose server record was edited
-    (re-timed, lines dropped or typed) is a published run laundered, and fails."""
+def is_reference(name: str, digests: Mapping[str, str | None], typed: Mapping[str, object]) -> bool:
+    """Whether a submission whose run is the registered run `name`, whose measured files
+    have these sha256 `digests` and whose typed files hold these parsed values `typed`
+    hands in one of the lab's reference captures as it is (`tests/data/real`, which the
+    lab's shared fixtures hold byte for byte): the runs a grader of this lab is judged
+    by, which stand for a student's own run. It passes `submission.original` with a note,
+    and the class report flags it as strongly as a published sample.
+
+    As it is: the server record byte for byte, and every typed file the reference's
+    up to how it is written (`same_typed`: reformatted, every number rounded however
+    far). A reference whose server record was edited (re-timed, lines dropped or
+    typed), or whose typed numbers were changed (a mistake mended from the log), is a
+    published run laundered, and fails: an edit of a capture never outscores it."""
     return any(
         entry["run"] == name
         and all(digests.get(file) == entry["files"].get(file) for file in SERVER_RECORD)
+        and all(
+            same_typed(shape, typed.get(file)) for file, shape in entry.get("typed", {}).items()
+        )
         for entry in _references(registry_file())
     )
+
+
+def typed_shape(value: object) -> dict[str, Any]:
+    """What a typed file of a reference is, written however: the sha256 of its JSON with
+    every number made 0 (its keys, strings and structure) and its numbers in order."""
+    numbers: list[float] = []
+
+    def skeleton(item: object) -> object:
+        if isinstance(item, bool) or item is None or isinstance(item, str):
+            return item
+        if isinstance(item, (int, float)):
+            numbers.append(item)
+            return 0
+        if isinstance(item, list):
+            return [skeleton(v) for v in item]
+        if isinstance(item, dict):
+            return {str(k): skeleton(v) for k, v in sorted(item.items())}
+        return repr(item)
+
+    text = json.dumps(skeleton(value), ensure_ascii=False, separators=(",", ":"))
+    return {"skeleton": hashlib.sha256(text.encode("utf-8")).hexdigest(), "numbers": numbers}
+
+
+def same_typed(reference: Mapping[str, Any], value: object) -> bool:
+    """Whether `value` is a reference's typed file (`typed_shape`) up to rounding: the same
+    skeleton, and each number within half a unit of the last digit it is written with
+    (12.3 stands for anything from 12.25 to 12.35; 12 for 11.5 to 12.5)."""
+    if value is None:
+        return False
+    shape = typed_shape(value)
+    if shape["skeleton"] != reference["skeleton"]:
+        return False
+    ours, theirs = shape["numbers"], reference["numbers"]
+    return len(ours) == len(theirs) and all(
+        abs(a - b) <= _half_unit(a) for a, b in zip(ours, theirs, strict=True)
+    )
+
+
+def _half_unit(number: float) -> float:
+    """Half a unit of the last digit `number` is written with, and a hair for binary
+    floating point."""
+    exponent = Decimal(repr(number)).as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) else 0
+    return 0.5 * 10.0 ** (-places) + 1e-9 * max(1.0, abs(number))
 
 
 @cache

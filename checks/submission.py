@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from checks.fingerprint import blocks_of, run_keys, times_of
-from checks.runs import is_reference, known_run
+from checks.runs import SERVER_RECORD, is_reference, known_run
 from checks.samples import MEASURED, may_share, registry, sample_at
 from grader.engine import Context, Fail, Note, check
 
@@ -64,7 +64,8 @@ def original(ctx: Context) -> Note | None:
     published = known_run(keys)
     if published is not None:
         run, count = published
-        if is_reference(run, digests):  # a reference capture as it is: noted, flagged
+        typed = {f: ctx.optional(ARTIFACT_OF[f]) for f in MEASURED if f not in SERVER_RECORD}
+        if is_reference(run, digests, typed):  # a reference capture as it is: noted, flagged
             return Note("reference_run", {"run": run, "shared": count, "keys": len(keys)})
         raise Fail(
             "reused_run",

@@ -98,11 +98,22 @@ REFERENCES = "tests/data/real"
 grader of this lab is judged by, so graded they pass, with a note (`checks.runs`)."""
 
 
+def json_of(path: Path) -> object:
+    """A typed file's value as the grader reads it: a JSON document, or JSON Lines as the
+    list of its records."""
+    text = path.read_text("utf-8-sig")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return json.loads(text)
+
+
 def references(runs: dict[str, list[str]]) -> list[dict[str, object]]:
-    """Each reference capture: the registered run it is, and the sha256 of its measured
-    files (it passes only as itself, byte for byte: `checks.runs.is_reference`)."""
+    """Each reference capture: the registered run it is, the sha256 of its measured
+    files and the shape of its typed ones (it passes only as itself, its server record
+    byte for byte and its typed numbers up to rounding: `checks.runs.is_reference`)."""
     from checks.fingerprint import MIN_SHARED, shared
-    from checks.samples import fingerprint
+    from checks.runs import SERVER_RECORD, typed_shape
+    from checks.samples import MEASURED, fingerprint
 
     found: list[dict[str, object]] = []
     for log in sorted((ROOT / REFERENCES).rglob("server.log")):
@@ -113,7 +124,14 @@ def references(runs: dict[str, list[str]]) -> list[dict[str, object]]:
         )
         for name, known in sorted(runs.items()):
             if shared(known, keys) >= MIN_SHARED:
-                found.append({"run": name, "files": fingerprint(log.parent)["files"]})
+                typed = {
+                    file: typed_shape(json_of(log.parent / file))
+                    for file in MEASURED
+                    if file not in SERVER_RECORD and (log.parent / file).is_file()
+                }
+                found.append(
+                    {"run": name, "files": fingerprint(log.parent)["files"], "typed": typed}
+                )
     return found
 
 

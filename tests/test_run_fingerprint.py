@@ -26,7 +26,7 @@ from checks.fingerprint import (
     rhythm_keys,
     shared,
 )
-from checks.runs import known_run, registry
+from checks.runs import known_run, registry, same_typed, typed_shape
 from grader.class_report.flags import flags_of
 from grader.class_report.results import student_from
 from tests.conftest import REAL, ROOT, SAMPLES, TESTS_OWN_RUNS, check_of
@@ -164,6 +164,46 @@ def test_a_reference_capture_with_its_typed_numbers_rounded_keeps_full_marks(
     result = grade_folder(folder)
     assert result.score == result.max_score
     assert check_of(result, "submission.original").message_id == "submission.original.reference_run"
+
+
+def test_a_reference_capture_whose_typed_numbers_were_changed_fails_as_a_published_run(
+    full_run_registry, grade_folder, tmp_path
+) -> None:
+    """A mistake mended by hand over an unchanged server record (role chunk counted, its
+    ttft_ms retyped from the log) must not outscore the capture it was made from."""
+    folder = tmp_path / "llm"
+    shutil.copytree(REAL / "role_chunk_counted", folder)
+    ttft = json.loads((folder / "ttft.json").read_text("utf-8"))
+    ttft["runs"][0]["ttft_ms"] += 7.0
+    (folder / "ttft.json").write_text(json.dumps(ttft, indent=2), "utf-8")
+    check = check_of(grade_folder(folder), "submission.original")
+    assert check.status == "failed" and check.message_id == "submission.original.reused_run"
+
+
+def test_a_reference_capture_with_a_chunk_line_removed_fails_as_a_published_run(
+    full_run_registry, grade_folder, tmp_path
+) -> None:
+    folder = tmp_path / "llm"
+    shutil.copytree(REAL / "role_chunk_counted", folder)
+    chunks = folder / "chunks.jsonl"
+    chunks.write_text("".join(chunks.read_text("utf-8").splitlines(keepends=True)[1:]), "utf-8")
+    check = check_of(grade_folder(folder), "submission.original")
+    assert check.status == "failed" and check.message_id == "submission.original.reused_run"
+
+
+@pytest.mark.parametrize(
+    ("typed", "same"),
+    [
+        ({"ttft_ms": 123.456}, True),  # as captured
+        ({"ttft_ms": 123.5}, True),  # rounded to 0.1 ms
+        ({"ttft_ms": 123}, True),  # rounded to the millisecond
+        ({"ttft_ms": 123.6}, False),  # more than rounding
+        ({"ttft_ms": 123.456, "note": "x"}, False),  # a key added
+        ({"ttft_ms": "123.456"}, False),  # a number made a string
+    ],
+)
+def test_a_typed_file_is_the_references_up_to_how_its_numbers_are_rounded(typed, same) -> None:
+    assert same_typed(typed_shape({"ttft_ms": 123.456}), typed) is same
 
 
 def test_a_reference_capture_whose_server_record_was_edited_fails_as_a_published_run(
