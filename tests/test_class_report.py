@@ -25,6 +25,7 @@ from checks import LAB
 from grader import class_report as cr
 from grader import records
 from grader.batch_rows import row_of
+from grader.class_report import cli as report_cli
 from grader.class_report import overview
 from grader.class_report.axes import Axis, linear_axis, log_axis
 from grader.class_report.charts import strip_chart, xy_chart
@@ -625,7 +626,7 @@ def test_a_spec_says_which_checks_raise_which_flag() -> None:
 
 def test_grader_report_says_so_when_the_lab_does_not_load(out: Path, capsys) -> None:
     args = argparse.Namespace(out_dir=str(out), html=None, lang="en", lab="no_such_lab:LAB")
-    assert cr.run_report(args) == 2
+    assert report_cli.run_report(args) == 2
     assert "can't load the lab no_such_lab:LAB" in capsys.readouterr().err
 
 
@@ -634,24 +635,24 @@ def test_grader_report_says_so_when_the_lab_does_not_load(out: Path, capsys) -> 
 
 def test_grader_report_writes_the_page(out: Path, tmp_path: Path, capsys) -> None:
     target = tmp_path / "page.html"
-    assert cr.main([str(out), "--html", str(target), "--lang", "ja"]) == 0
+    assert report_cli.main([str(out), "--html", str(target), "--lang", "ja"]) == 0
     assert '<html lang="ja">' in target.read_text("utf-8")
     assert str(target) in capsys.readouterr().err  # said in Japanese
     default = tmp_path / "copy"
     shutil.copytree(out, default)
-    assert cr.main([str(default)]) == 0
+    assert report_cli.main([str(default)]) == 0
     assert (default / "report.html").is_file()
 
 
 def test_grader_report_refuses_a_folder_without_results(tmp_path: Path, capsys) -> None:
-    assert cr.main([str(tmp_path / "nowhere")]) == 2
-    assert cr.main([str(tmp_path)]) == 2
+    assert report_cli.main([str(tmp_path / "nowhere")]) == 2
+    assert report_cli.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "no such folder" in err and "run `grader batch" in err
 
 
 def test_grader_report_says_so_when_it_cannot_write(out: Path, tmp_path: Path, capsys) -> None:
-    assert cr.main([str(out), "--html", str(tmp_path / "no" / "dir" / "x.html")]) == 2
+    assert report_cli.main([str(out), "--html", str(tmp_path / "no" / "dir" / "x.html")]) == 2
     assert "can't write" in capsys.readouterr().err
 
 

@@ -19,7 +19,8 @@ One module per job:
 - `context`: what every section is drawn from (`PageContext`, `Labels`);
 - `overview`, `integrity_section`, `students`: the page's generic sections;
 - `page` (and `assets`, its style and script): the page, assembled;
-- `cli`: `grader report`, and `write_class_report` for `grader batch --html`;
+- `cli`: `grader report` (the page is written by `page.write_class_report`, which
+  `grader batch --html` calls too);
 - `spec`: what a lab tells the report about itself (`ClassReportSpec`, `Section`).
 
 Layering: the engine imports no lab; `grader.labs` loads the lab and the spec its `Lab`
@@ -27,19 +28,15 @@ names (`class_report="package.module:ATTRIBUTE"`), only when a page is drawn. A 
 without a spec gets a report with no sections of its own and no integrity flags.
 """
 
-from grader.class_report.cli import (
-    EXIT_USAGE,
-    EXIT_WRITTEN,
-    add_parser,
-    add_report_parser,
-    main,
-    run,
-    run_report,
-    write_class_report,
-)
 from grader.class_report.context import Labels, PageContext, anchor
 from grader.class_report.flags import Flag, flags_of, integrity_flags
-from grader.class_report.page import ClassData, load_class, render_page, render_report
+from grader.class_report.page import (
+    ClassData,
+    load_class,
+    render_page,
+    render_report,
+    write_class_report,
+)
 from grader.class_report.results import (
     CheckRow,
     Student,
@@ -66,8 +63,6 @@ from grader.i18n import LANGUAGES
 from grader.result import STATUSES
 
 __all__ = [
-    "EXIT_USAGE",
-    "EXIT_WRITTEN",
     "INSTALLED",
     "LANGUAGES",
     "STATUSES",
@@ -85,19 +80,14 @@ __all__ = [
     "Section",
     "Student",
     "Unreadable",
-    "add_parser",
-    "add_report_parser",
     "anchor",
     "flags_of",
     "integrity_flags",
     "load_class",
-    "main",
     "pass_rates",
     "read_results",
     "render_page",
     "render_report",
-    "run",
-    "run_report",
     "score_histogram",
     "spec_of",
     "student_of",

@@ -9,39 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.class_report.page import ClassData, load_class, render_report
-from grader.class_report.results import Student, Unreadable, read_results
-from grader.class_report.spec import INSTALLED, lab_of, spec_of
+from grader.class_report.page import write_class_report
+from grader.class_report.results import read_results
+from grader.class_report.spec import spec_of
 from grader.cli_commands import LAB, Command, arg
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 from grader.i18n import LANGUAGES
 
 EXIT_WRITTEN, EXIT_USAGE = EXIT_PASSED, EXIT_NOT_GRADED  # `grader report`'s names for them
-
-
-def write_class_report(
-    out_dir: Path,
-    html_path: Path,
-    lang: str,
-    lab: Any = INSTALLED,
-    read: tuple[list[Student], list[Unreadable]] | None = None,
-) -> ClassData:
-    """Write the class report of the batch folder `out_dir` to `html_path` (atomically),
-    from its result files alone.
-
-    `lab` is the graded lab (a `Lab`, its name or "package.module:ATTRIBUTE", as
-    `grader batch` takes it; `INSTALLED`: the only installed lab): its `ClassReportSpec`
-    gives the page its own sections and its integrity flags, and only its results are
-    shown (a result of another lab is listed as unreadable). `read`: the folder's
-    results as `read_results(out_dir)` gave them, when the caller has read them already
-    (reading is most of the time a large class takes). Returns what the page shows."""
-    from grader.atomic import write_atomic
-
-    the_lab = lab_of(lab)
-    data = load_class(out_dir, the_lab.name, read)
-    page = render_report(data, lang, the_lab)
-    write_atomic(str(html_path), page.encode("utf-8", "replace"))
-    return data
 
 
 COMMAND = Command(

@@ -42,7 +42,7 @@ from grader.class_report.flags import integrity_flags
 from grader.class_report.integrity_section import integrity
 from grader.class_report.overview import checks, scores, who_failed
 from grader.class_report.results import Student, Unreadable, of_lab, read_results
-from grader.class_report.spec import INSTALLED, ClassReportSpec, Section, spec_of
+from grader.class_report.spec import INSTALLED, ClassReportSpec, Section, lab_of, spec_of
 from grader.class_report.students import feedback, table, unreadable
 from grader.class_report.svg import esc, fmt
 from grader.numbers import quantile
@@ -198,3 +198,28 @@ def render_report(data: ClassData, lang: str = "en", lab: Any = INSTALLED) -> st
     (`lab`: a `Lab`, its name or "package.module:ATTRIBUTE", its spec, `INSTALLED` for
     the only installed lab, or None for no lab)."""
     return render_page(page_context(data, lang, spec_of(lab)))
+
+
+def write_class_report(
+    out_dir: Path,
+    html_path: Path,
+    lang: str,
+    lab: Any = INSTALLED,
+    read: tuple[list[Student], list[Unreadable]] | None = None,
+) -> ClassData:
+    """Write the class report of the batch folder `out_dir` to `html_path` (atomically),
+    from its result files alone.
+
+    `lab` is the graded lab (a `Lab`, its name or "package.module:ATTRIBUTE", as
+    `grader batch` takes it; `INSTALLED`: the only installed lab): its `ClassReportSpec`
+    gives the page its own sections and its integrity flags, and only its results are
+    shown (a result of another lab is listed as unreadable). `read`: the folder's
+    results as `read_results(out_dir)` gave them, when the caller has read them already
+    (reading is most of the time a large class takes). Returns what the page shows."""
+    from grader.atomic import write_atomic
+
+    the_lab = lab_of(lab)
+    data = load_class(out_dir, the_lab.name, read)
+    page = render_report(data, lang, the_lab)
+    write_atomic(str(html_path), page.encode("utf-8", "replace"))
+    return data
