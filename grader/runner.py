@@ -181,12 +181,8 @@ def _run_one(
     folder: str,
 ) -> Outcome:
     points = float(settings["points"])
-    base = {
-        "id": chk.id,
-        "max_points": points,
-        "artifact": chk.artifact,
-        "title_id": f"{chk.id}.title",
-    }
+    title_id = f"{chk.id}.title"
+    base = {"id": chk.id, "max_points": points, "artifact": chk.artifact, "title_id": title_id}
     for name in chk.reads:
         artifact = artifacts[name]
         if artifact.status != "valid":
@@ -208,7 +204,7 @@ def _run_one(
                 id=chk.id,
                 max_points=points,
                 artifact=chk.artifact,
-                title_id=base["title_id"],
+                title_id=title_id,
                 data={},
             )
         if before is not None and before.status != "passed":

@@ -29,9 +29,13 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from dataclasses import Field
+    from typing import Any, ClassVar, Protocol, TypeVar
 
-    T = TypeVar("T")
+    class _Dataclass(Protocol):  # what `dataclasses.replace` takes
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    T = TypeVar("T", bound=_Dataclass)
 
 _UNSAFE = "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 _UNSAFE_KEEP_LINES = (
