@@ -11,6 +11,7 @@ a lambda), the check asks the syntax tree, as it does to show a signature that f
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from grader.engine import Context, Fail, check
@@ -25,7 +26,6 @@ from grader.parsers import (
     python_source,
     python_tokens,
 )
-from grader.records import record
 
 if TYPE_CHECKING:
     import ast
@@ -39,7 +39,7 @@ _EXPECTED = [("messages", None), ("max_tokens", 64), ("cache_prompt", True), ("r
 _NO_DEFAULT = object()
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class FunctionHead:
     """A top-level `def` of sse.py without its body."""
 
@@ -54,7 +54,7 @@ class FunctionHead:
     False or None (as `ast.literal_eval` reads them)."""
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Outline:
     """What `sse_py.static` reads of sse.py."""
 

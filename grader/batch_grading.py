@@ -19,7 +19,6 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from grader import records
 from grader.batch_rows import Row, result_evidence, row_of
 from grader.faults import write_output
 from grader.result import Result
@@ -162,7 +161,7 @@ def grade_task(task: Task) -> Row:
         message = grading.catalog.text("batch.grading_failed", {"detail": detail}) or detail
         result = error_result(grading, task.source, message, grader_error=True)
     if result.submission != task.source:
-        result = records.replace(result, submission=task.source)
+        result = dataclasses.replace(result, submission=task.source)
     return _save(grading, task, result)
 
 

@@ -31,12 +31,12 @@ argument costs time until it is taught here, never a different reading.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from grader.i18n import LANGUAGES
 from grader.problems import Param
-from grader.records import field, record
 
 if TYPE_CHECKING:
     import argparse
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     """A command line read: by argparse, or by `read`."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Arg:
     """One argument of a command: its flags (or its positional name), the catalog id of
     its help text (with the text's parameters) and argparse's other keywords."""
@@ -71,7 +71,7 @@ def arg(
     return Arg(tuple(flags), help, options, dict(params or {}), group)
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Command:
     """One subcommand: its name, the catalog ids of its one-line summary (the list in
     `grader --help`), its description and epilog, and its arguments."""

@@ -59,7 +59,8 @@ def wanted_checks(lab: Any, args: Arguments, catalog: Any) -> set[str] | None:
 def subset(result: Any, wanted: set[str], args: Arguments, catalog: Any) -> Any:
     """The result of the checks asked for alone (graded with all the others, so that what
     they wait for was judged), its score theirs; the rest said on stderr, never hidden."""
-    from grader import records
+    from dataclasses import replace
+
     from grader.result import Summary
 
     if not result.gradable:
@@ -71,7 +72,7 @@ def subset(result: Any, wanted: set[str], args: Arguments, catalog: Any) -> Any:
     points = sum(c.max_points for c in kept)
     params = {"asked": asked, "count": len(kept), "points": f"{points:g}", "rest": left}
     say(catalog.text("cli.subset", params) or asked)
-    return records.replace(
+    return replace(
         result,
         checks=kept,
         score=sum(c.points for c in kept),

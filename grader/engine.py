@@ -27,11 +27,11 @@ Nothing here knows about a particular lab.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from grader.loading import Artifact
 from grader.problems import Location, Param
-from grader.records import field, record
 
 if TYPE_CHECKING:
     from typing import Any
@@ -71,7 +71,7 @@ class Fail(Exception):
         self.params = params
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Note:
     """Returned by a passing check that has something to say (e.g. "not confirmed").
 
@@ -84,7 +84,7 @@ class Note:
     unconfirmed: bool = False
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Check:
     """A check as a lab declares it: stable id, what it reads, what must pass first.
 

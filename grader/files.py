@@ -22,9 +22,9 @@ import errno
 import os
 import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from grader.problems import Problem, Term
-from grader.records import record
 from grader.sandbox import _state as sandbox_state
 from grader.sha import sha256_hex
 
@@ -32,7 +32,7 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLO
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class RawFile:
     """The bytes of one artifact as read, with the facts the result reports about it."""
 

@@ -17,11 +17,11 @@ import bisect
 import json
 import math
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from grader.jsonquick import QUICK_FROM, UNSURE, Accept, long_run, quick_batches, quick_value, shape
 from grader.problems import Location, Problem, json_pointer
-from grader.records import field, record
 
 if TYPE_CHECKING:
     from typing import Any
@@ -47,7 +47,7 @@ class JsonError(Exception):
         self.problem = problem
 
 
-@record()
+@dataclass
 class LineIndex:
     """Offsets of line starts, to turn a character offset into (line, column)."""
 

@@ -25,12 +25,12 @@ no check of the lab or a cycle of them, a size cap or path option that names not
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from grader.engine import Check, run_order
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.loading import ArtifactSpec
-from grader.records import field, record
 from grader.rubric import RESERVED_KEYS
 from grader.schema import SchemaSet
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 ORDERS = ("asc", "desc")
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Leaderboard:
     """One column of a Gradescope leaderboard: a number a check records.
 
@@ -55,7 +55,7 @@ class Leaderboard:
     order: str = "desc"
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Lab:
     """Everything the engine needs to know about one lab."""
 

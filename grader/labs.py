@@ -18,10 +18,10 @@ import importlib
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from grader.lab import Lab
-from grader.records import record
 from grader.syspath import grader_root
 from grader.worded import Worded
 
@@ -36,7 +36,7 @@ class LabError(Worded):
     grader/messages)."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class EntryPoint:
     """One lab registered by an installed distribution."""
 

@@ -14,11 +14,10 @@ lab's alike, in the rubric's `[limits]` table.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 
-from grader.records import field, field_names, record, replace
 
-
-@record(frozen=True)
+@dataclass(frozen=True)
 class Limits:
     """Caps applied while loading (and, for archives, while listing and extracting);
     every cap is checked before the work it bounds. `lab` holds the lab's own caps by
@@ -69,7 +68,7 @@ class Limits:
         return replace(self, lab={**lab_defaults, **self.lab})
 
 
-ENGINE_LIMITS: tuple[str, ...] = tuple(n for n in field_names(Limits) if n != "lab")
+ENGINE_LIMITS: tuple[str, ...] = tuple(f.name for f in fields(Limits) if f.name != "lab")
 """The names of the engine's own caps."""
 
 DEFAULT_LIMITS = Limits()

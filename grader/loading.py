@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from grader.files import RawFile, Refused, read_file, without_bytes
 from grader.limits import Limits
 from grader.problems import Location, Problem
-from grader.records import field, record, replace
 from grader.sandbox import prepared
 from grader.text import TextError, decode_utf8
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     Status = Literal["valid", "invalid", "missing", "refused"]
 
 
-@record()
+@dataclass
 class Parsed:
     """What a parser made of a file's text: a value, its problems, and a line locator."""
 
@@ -55,7 +55,7 @@ def format_of(parse: Parser) -> tuple[Any, str] | None:
     return getattr(parse, "file_format", None)
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class ArtifactSpec:
     """One file a lab reads: its short name (the check-id prefix), file name and parser,
     and the name of the limit that caps its bytes (the engine's `file_bytes`, or one of
@@ -88,7 +88,7 @@ class ArtifactSpec:
     corroborated_by: tuple[str, ...] | None = None
 
 
-@record()
+@dataclass
 class Artifact:
     """One loaded file. `value` is set only when `status` is valid."""
 
@@ -122,7 +122,7 @@ def _locate(problem: Problem, file: str, line_of: Callable[[str], int | None]) -
     return replace(problem, location=Location(file, line, loc.column, loc.pointer or None))
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Read:
     """What reading one artifact's file gave, before any parsing: its bytes, or the
     problem that kept it unread (missing, refused). The input digest is made of these."""

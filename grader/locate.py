@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection
-
-from grader.records import field, record
+from dataclasses import dataclass, field
 
 DEPTH = 2
 """How many levels below a folder its submission's files are looked for."""
@@ -33,7 +32,7 @@ IGNORED = ("__MACOSX", "__pycache__")
 Parts = tuple[str, ...]
 
 
-@record()
+@dataclass
 class Listing:
     """What one folder holds, as the search sees it (sorted names, links apart)."""
 
@@ -75,7 +74,7 @@ def listing(
     return found
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Located:
     """The folders below `folder` holding lab files, at the shallowest level that has any:
     `[()]` when `folder` itself holds them, `[]` when no folder does."""

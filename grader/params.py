@@ -18,9 +18,8 @@ catalog's words (`describe`), so the error is in the instructor's language.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from grader.records import record
 
 if TYPE_CHECKING:  # the protocol is the type checkers' alone
     from typing import Any, Protocol
@@ -41,7 +40,7 @@ def _real_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Number:
     """A finite number (integer or decimal) from `low` to `high`, both included."""
 
@@ -55,7 +54,7 @@ class Number:
         return catalog.text("rubric.spec.number", {"low": self.low, "high": self.high}) or ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Integer:
     """A whole number (a TOML integer, not `4.0`) from `low` to `high`, both included."""
 
@@ -70,7 +69,7 @@ class Integer:
         return catalog.text("rubric.spec.integer", {"low": self.low, "high": self.high}) or ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Flag:
     """`true` or `false`."""
 
@@ -81,7 +80,7 @@ class Flag:
         return catalog.text("rubric.spec.boolean") or ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Choice:
     """One of a few fixed words (`"visible"`, `"hidden"`, ...), exactly as written."""
 
@@ -95,7 +94,7 @@ class Choice:
         return catalog.text("rubric.spec.choice", {"values": words}) or ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class ListOf:
     """A list of `min_items` to `max_items` values, each accepted by `item`."""
 

@@ -7,7 +7,7 @@ so machine consumers get it without parsing prose.
 
 from __future__ import annotations
 
-from grader.records import field, record
+from dataclasses import dataclass, field
 
 Param = str | int | float | None
 
@@ -24,7 +24,7 @@ class TitleOf(str):
     __slots__ = ()
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Location:
     """Where in the submission something is; every part is optional."""
 
@@ -34,7 +34,7 @@ class Location:
     pointer: str | None = None
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Problem:
     """One thing wrong with an artifact, as a catalog message id plus parameters."""
 

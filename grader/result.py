@@ -1,4 +1,4 @@
-"""The grader's result: plain records, the source of `grader/schemas/result.schema.json`.
+"""The grader's result: plain dataclasses, the source of `grader/schemas/result.schema.json`.
 
 Every renderer (text, JSON, Gradescope, JUnit, ...) reads this object and nothing else.
 It is built from language-neutral outcomes plus a message catalog, so the same
@@ -7,10 +7,9 @@ JSON (`Result.from_dict`, `Result.from_json`, `read_result`: batch --resume and 
 the class report, the fuzzer) is validated against the result schema first: those are
 the only readers of result JSON.
 
-Why records (`grader.records`: dataclasses with nothing compiled at import) and not
-pydantic models: grading must start fast (a student runs it dozens of times) and
-importing pydantic costs more than the whole grading. The JSON Schema is still generated
-from these classes, by pydantic reading the dataclasses their declarations make, at
+Why dataclasses and not pydantic models: grading must start fast (a student runs it
+dozens of times) and importing pydantic costs more than the whole grading. The JSON
+Schema is still generated from these classes, by pydantic reading the dataclasses, at
 development time (`scripts/write_result_schema.py`, which reads the attribute
 docstrings below); a test keeps the file equal to what the classes say. `SCHEMA_VERSION`
 changes with the classes; `docs/result-schema-changelog.md` records each change.
@@ -20,17 +19,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, Literal
 
-from grader.records import field, field_names, is_record, record
-
-if TYPE_CHECKING:  # read by pydantic too (`records.as_dataclasses` runs this block)
-    from typing import Any, Literal
-
-    Status = Literal["passed", "failed", "skipped", "error"]
-    """How a check ended; `STATUSES` lists them in the order reports count them."""
-    Evidence = Literal["corroborated", "consistent", "unconfirmed", "contradicted"]
-    """What backs a file's numbers (`grader.runner.evidence_of`)."""
+# Names the fields' annotations use, defined at run time: pydantic resolves them there.
+Status = Literal["passed", "failed", "skipped", "error"]
+"""How a check ended; `STATUSES` lists them in the order reports count them."""
+Evidence = Literal["corroborated", "consistent", "unconfirmed", "contradicted"]
+"""What backs a file's numbers (`grader.runner.evidence_of`)."""
 
 SCHEMA_VERSION = "1.5.0"
 SCHEMA_ID = "urn:grader:schema:result"  # the engine's, whatever the lab
@@ -42,7 +38,7 @@ RESULT_MAX_BYTES = 64 * 1024 * 1024
 _CONFIG = {"use_attribute_docstrings": True, "extra": "forbid"}
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class ResultLocation:
     """Where a finding is: file, 1-based line and column, JSON pointer."""
 
@@ -58,7 +54,7 @@ class ResultLocation:
     """RFC 6901 JSON pointer inside the file."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class CheckResult:
     """One check: stable id, outcome, points and the feedback a student acts on."""
 
@@ -94,7 +90,7 @@ class CheckResult:
     the chain; `<artifact>.schema` when a file did not load)."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class ProblemResult:
     """One problem with an artifact's file (parse or schema)."""
 
@@ -105,7 +101,7 @@ class ProblemResult:
     location: ResultLocation | None = None
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class ArtifactResult:
     """One file of the submission as loaded."""
 
@@ -127,7 +123,7 @@ class ArtifactResult:
     happened."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Summary:
     """How many checks ended in each status."""
 
@@ -139,7 +135,7 @@ class Summary:
     error: int
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Result:
     """The grade of one submission."""
 
@@ -305,8 +301,8 @@ def _plain(value: Any) -> Any:
     if kind is list or kind is tuple:
         return kind(_plain(item) for item in value)
     names = _FIELD_NAMES.get(kind)
-    if names is None and is_record(value):
-        names = _FIELD_NAMES[kind] = field_names(value)
+    if names is None and is_dataclass(value) and not isinstance(value, type):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
     if names is not None:
         return {name: _plain(getattr(value, name)) for name in names}
     if isinstance(value, dict):
@@ -392,9 +388,5 @@ def result_schema() -> dict[str, Any]:
     """The JSON Schema of `Result` (needs pydantic: a development-time tool here)."""
     from pydantic import TypeAdapter
 
-    from grader.records import as_dataclasses
-
-    schema = TypeAdapter(
-        as_dataclasses(__name__, evaluate_annotations=True)["Result"]
-    ).json_schema()
+    schema = TypeAdapter(Result).json_schema()
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}

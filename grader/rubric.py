@@ -28,13 +28,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from grader.limits import ENGINE_LIMITS, Limits
 from grader.package_data import package_file, read_text
 from grader.params import POINTS, Choice, Flag, Integer
 from grader.problems import Param
-from grader.records import field, record
 from grader.sha import sha256_hex
 from grader.tomlfile import TOMLDecodeError, load_cached, loads
 
@@ -106,7 +106,7 @@ class RubricError(Exception):
         return self.text(Catalog("en", ("grader",)))
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Rubric:
     """A validated rubric; `sha256` is of the file's bytes (part of the input digest)."""
 

@@ -8,12 +8,12 @@ does: a check's exception is its `error` outcome, and grading goes on.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from grader.engine import PARAMS_KEY, Check, Context, Fail, run_order
 from grader.loading import Artifact, ArtifactSpec
 from grader.problems import Location, Param, Term, TitleOf
-from grader.records import field, record, replace
 
 if TYPE_CHECKING:
     from typing import Any
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from grader.result import Evidence, Status
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Outcome:
     """The result of one check, still language-neutral (message ids and parameters)."""
 
@@ -181,12 +181,8 @@ def _run_one(
     folder: str,
 ) -> Outcome:
     points = float(settings["points"])
-    base = {
-        "id": chk.id,
-        "max_points": points,
-        "artifact": chk.artifact,
-        "title_id": f"{chk.id}.title",
-    }
+    title_id = f"{chk.id}.title"
+    base = {"id": chk.id, "max_points": points, "artifact": chk.artifact, "title_id": title_id}
     for name in chk.reads:
         artifact = artifacts[name]
         if artifact.status != "valid":
@@ -208,7 +204,7 @@ def _run_one(
                 id=chk.id,
                 max_points=points,
                 artifact=chk.artifact,
-                title_id=base["title_id"],
+                title_id=title_id,
                 data={},
             )
         if before is not None and before.status != "passed":

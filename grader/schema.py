@@ -15,11 +15,11 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from grader.package_data import package_dir
 from grader.problems import Location, Problem, Term, json_pointer, readable_path
-from grader.records import record
 from grader.sandbox import prepared
 from grader.schema_fast import Unsupported, compile_schema
 
@@ -300,7 +300,7 @@ def _place(instance: Any, error: Any) -> tuple[int, ...]:
     return tuple(place)
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class SchemaRef:
     """One schema of a `SchemaSet`, by name: what a parser validates against."""
 

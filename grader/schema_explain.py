@@ -21,9 +21,8 @@ it; with no such branch, by the types the branches allow.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from grader.records import record
 
 if TYPE_CHECKING:
     from typing import Any
@@ -42,7 +41,7 @@ _TYPES = {
 }
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class SchemaError:
     """One way a value breaks a schema, with the attributes of jsonschema's errors
     that `grader.schema` reads."""

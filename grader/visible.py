@@ -24,15 +24,18 @@ of the catalogs' own prose (messages, hints, explanations). Neither knows any ch
 from __future__ import annotations
 
 import re
+from dataclasses import fields, is_dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING
 
-from grader.records import field_names, is_record, replace
-
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from dataclasses import Field
+    from typing import Any, ClassVar, Protocol, TypeVar
 
-    T = TypeVar("T")
+    class _Dataclass(Protocol):  # what `dataclasses.replace` takes
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    T = TypeVar("T", bound=_Dataclass)
 
 _UNSAFE = "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 _UNSAFE_KEEP_LINES = (
@@ -99,7 +102,7 @@ def visible_data(value: Any) -> Any:
 
 
 def _item(value: Any) -> Any:
-    return visible_result(value) if is_record(value) else visible_data(value)
+    return visible_result(value) if _is_record(value) else visible_data(value)
 
 
 def _field(name: str, value: Any) -> Any:
@@ -109,7 +112,7 @@ def _field(name: str, value: Any) -> Any:
         return value
     if name in PROSE_FIELDS and isinstance(value, list):
         return [visible(v, keep_newlines=True) if isinstance(v, str) else v for v in value]
-    if is_record(value):
+    if _is_record(value):
         return visible_result(value)
     if isinstance(value, list):
         return [_item(v) for v in value]
@@ -118,7 +121,12 @@ def _field(name: str, value: Any) -> Any:
 
 @cache
 def _names(cls: type) -> tuple[str, ...]:
-    return field_names(cls)
+    return tuple(f.name for f in fields(cls))
+
+
+def _is_record(value: Any) -> bool:
+    """Whether `value` is a dataclass instance (a `Result` or one of its parts)."""
+    return is_dataclass(value) and not isinstance(value, type)
 
 
 def visible_result(result: T) -> T:
@@ -178,10 +186,10 @@ class _PlainWalk:
             return value
         if name in PROSE_FIELDS and isinstance(value, list):
             return [visible(v, keep_newlines=True) if isinstance(v, str) else v for v in value]
-        if is_record(value):
+        if _is_record(value):
             return self.record(value)
         if isinstance(value, list):
-            return [self.record(v) if is_record(v) else self.data(v) for v in value]
+            return [self.record(v) if _is_record(v) else self.data(v) for v in value]
         return self.data(value)
 
     def data(self, value: Any) -> Any:

@@ -23,7 +23,6 @@ import pytest
 
 from checks import LAB
 from grader import class_report as cr
-from grader import records
 from grader.batch_rows import row_of
 from grader.class_report import cli as report_cli
 from grader.class_report import overview
@@ -593,7 +592,7 @@ def test_the_lab_names_its_class_report_and_check_does_not_import_it() -> None:
 
 
 def test_a_lab_without_a_class_report_gets_no_physics_and_no_flags(data: cr.ClassData) -> None:
-    plain = records.replace(LAB, class_report=None)
+    plain = dataclasses.replace(LAB, class_report=None)
     assert cr.spec_of(plain) is None
     page = cr.render_report(data, "en", plain)
     assert '<section id="physics">' not in page and 'href="#physics"' not in page

@@ -50,10 +50,12 @@ def test_exit_2_on_bad_usage(capsys) -> None:
 
 
 def test_missing_default_folder_explains_how_to_grade_a_sample(capsys, monkeypatch) -> None:
-    from checks import LAB
-    from grader import labs, records
+    import dataclasses
 
-    moved = records.replace(LAB, default_folder="/nonexistent/voice/llm")
+    from checks import LAB
+    from grader import labs
+
+    moved = dataclasses.replace(LAB, default_folder="/nonexistent/voice/llm")
     monkeypatch.setitem(labs._loaded, LAB.name, moved)
     code, _, err = run(capsys, "check")
     assert code == 2
@@ -61,10 +63,12 @@ def test_missing_default_folder_explains_how_to_grade_a_sample(capsys, monkeypat
 
 
 def test_missing_default_folder_hint_is_in_the_students_language(capsys, monkeypatch) -> None:
-    from checks import LAB
-    from grader import labs, records
+    import dataclasses
 
-    moved = records.replace(LAB, default_folder="/nonexistent/voice/llm")
+    from checks import LAB
+    from grader import labs
+
+    moved = dataclasses.replace(LAB, default_folder="/nonexistent/voice/llm")
     monkeypatch.setitem(labs._loaded, LAB.name, moved)
     monkeypatch.setenv("LANG", "ja_JP.UTF-8")
     _, _, err = run(capsys, "check")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
 from checks import LAB
-from grader import records
 from grader.engine import Check, Fail, check
 from grader.grade import grade, load_artifacts
 from grader.lab import Lab
@@ -22,7 +22,7 @@ RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 
 
 def lab_with(*extra: Check) -> Lab:
-    return records.replace(LAB, checks=(*LAB.checks, *extra))
+    return dataclasses.replace(LAB, checks=(*LAB.checks, *extra))
 
 
 def settings_for(lab: Lab, **extra_points: float) -> dict:

@@ -9,6 +9,7 @@ other files. Missing evidence is never a contradiction.
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,6 @@ import pytest
 from checks import LAB
 from grader.engine import Note
 from grader.loading import ArtifactSpec
-from grader.records import replace
 from grader.runner import Outcome, evidence_of
 from tests.conftest import graded
 

@@ -3,6 +3,7 @@ format: a crashed check is exit 3 and `grader_error`, never a plain exit 1."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import xml.etree.ElementTree as ET
 
@@ -11,7 +12,7 @@ import pytest
 
 import checks
 from checks import LAB
-from grader import labs, records
+from grader import labs
 from grader.cli import main
 from tests.conftest import CORRECT, ROOT, SAMPLES
 
@@ -26,9 +27,9 @@ def _crash(ctx: object) -> None:
 def crashing_lab(monkeypatch: pytest.MonkeyPatch) -> None:
     """The lab with one check, ttft.medians, replaced by one that crashes."""
     replaced = tuple(
-        records.replace(c, run=_crash) if c.id == "ttft.medians" else c for c in LAB.checks
+        dataclasses.replace(c, run=_crash) if c.id == "ttft.medians" else c for c in LAB.checks
     )
-    crashing = records.replace(LAB, checks=replaced)
+    crashing = dataclasses.replace(LAB, checks=replaced)
     monkeypatch.setattr(checks, "LAB", crashing)
     monkeypatch.setitem(labs._loaded, LAB.name, crashing)  # what `--lab first-token` loads
 

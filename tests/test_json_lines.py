@@ -3,6 +3,8 @@ is read in bulk, and what that gives must be what reading it line by line gives.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,7 +12,6 @@ from hypothesis import strategies as st
 from checks import LAB, SCHEMAS
 from grader import parsers
 from grader.jsonload import StrictDecoder
-from grader.records import replace
 from tests.bulk_reading import ROOT, read_both, saved_files
 
 parse = parsers.json_lines(SCHEMAS["chunks_record"])

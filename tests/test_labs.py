@@ -3,12 +3,13 @@ validated when they are built."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 
 import pytest
 
 from checks import LAB
-from grader import labs, records
+from grader import labs
 from grader.cli import main
 from grader.engine import check
 from grader.lab import Lab, Leaderboard
@@ -123,7 +124,7 @@ def _noop(ctx: object) -> None:
         (lambda: {"leaderboard": (Leaderboard("l.x", "ttft.medians", "x", "up"),)}, "leaderboard"),
         (
             lambda: {
-                "artifacts": (records.replace(LAB.artifacts[0], max_bytes="no_cap"),),
+                "artifacts": (dataclasses.replace(LAB.artifacts[0], max_bytes="no_cap"),),
                 "checks": (),
             },
             "no_cap",
@@ -132,7 +133,7 @@ def _noop(ctx: object) -> None:
 )
 def test_a_misdeclared_lab_fails_when_it_is_built(change, words: str) -> None:
     with pytest.raises(ValueError, match=words):
-        records.replace(LAB, **change())
+        dataclasses.replace(LAB, **change())
 
 
 def test_a_lab_is_a_lab_value() -> None:

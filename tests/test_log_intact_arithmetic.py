@@ -7,13 +7,14 @@ rounding, and a figure somebody changed by more does not.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checks.evidence import resolution
 from checks.formats.llama_log import Figures, TaskTiming
 from checks.log_intact import _block_problem
-from grader.records import replace
 
 MS = st.integers(1_000, 10_000_000).map(lambda hundredths: hundredths / 100)  # 10.00 ms up
 TOKENS = st.integers(1, 1_000)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -13,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader import records
 from grader.engine import Check, check
 from grader.grade import grade
 from grader.rubric import load_lab_rubric, parse_rubric
@@ -24,7 +24,7 @@ RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
 
 
 def grade_with(extra: Check, folder: Path = CORRECT):
-    lab = records.replace(LAB, checks=(*LAB.checks, extra))
+    lab = dataclasses.replace(LAB, checks=(*LAB.checks, extra))
     text = RUBRIC_TEXT + f'\n[checks."{extra.id}"]\npoints = 1\n'
     return grade(lab, str(folder), parse_rubric(text, "r.toml", lab.all_check_ids()))
 

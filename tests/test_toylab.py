@@ -8,6 +8,7 @@ report all work the same: a second lab is a second package.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -16,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from grader import class_report as cr
-from grader import records
 from grader.batch import run as run_batch
 from grader.grade import grade
 from grader.rubric import RubricError, load_lab_rubric, parse_rubric
@@ -138,7 +138,7 @@ def test_a_batch_of_the_toy_and_its_class_report(tmp_path: Path) -> None:
 
 
 def test_a_lab_without_a_report_spec_still_gets_the_generic_page(tmp_path: Path) -> None:
-    plain = records.replace(LAB, class_report=None)
+    plain = dataclasses.replace(LAB, class_report=None)
     result = graded(answer(tmp_path / "s"))
     student = cr.student_of("s", json.loads(result.to_json()))
     page = cr.render_report(cr.ClassData((student,)), "en", plain)

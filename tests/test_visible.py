@@ -125,9 +125,10 @@ def test_one_walk_gives_the_visible_results_json_as_read_back(hostile_submission
 def test_a_key_that_is_no_string_is_said_not_to_read_back_the_same(
     hostile_submission: Path,
 ) -> None:
+    from dataclasses import replace
+
     from checks import LAB
     from grader.grade import grade
-    from grader.records import replace
     from grader.rubric import load_lab_rubric
 
     result = grade(LAB, str(hostile_submission), load_lab_rubric(LAB, None, "checks"))

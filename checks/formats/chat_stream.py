@@ -16,6 +16,7 @@ with something to report, is read event by event, which finds each problem and w
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import compress, repeat
 from operator import not_
@@ -27,7 +28,6 @@ from grader.limits import Limits
 from grader.loading import Parsed, Parser, with_format
 from grader.parsers import declared_only, declared_only_all
 from grader.problems import Location, Problem
-from grader.records import record
 from grader.schema import SchemaRef
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     EventKind = Literal["chunk", "done", "error"]
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class StreamEvent:
     """One data event: its first line, what it is, and the decoded chunk if it is one.
     (With slots: a near-cap stream has 4,096 of them, each made in a few hundred
@@ -66,7 +66,7 @@ class StreamEvent:
         return choices[0].get("finish_reason") if choices else None
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class ChatStream:
     """The events of a captured stream, in order, with the facts checks ask about.
 

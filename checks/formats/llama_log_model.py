@@ -1,6 +1,6 @@
 """What a llama-server log says, as data: the types `checks.formats.llama_log` returns.
 
-The events are slotted records (`grader.records`): a near-cap log holds some 60,000 of
+The events are slotted dataclasses: a near-cap log holds some 60,000 of
 them, and a per-instance `__dict__` would double what they weigh.
 
 Every event carries its 1-based line, the time its line was printed (`time_ms`, from the
@@ -13,13 +13,13 @@ does not is a line somebody typed.
 from __future__ import annotations
 
 import bisect
+from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from checks.formats.llama_log_story import EMPTY as EMPTY_STORY
 from checks.formats.llama_log_story import Story
-from grader.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     E = TypeVar("E", bound="Launch | Release")
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Figures:
     """What a timing line prints after `X ms / N tokens`: `(ms per token, tokens per
     second)`; None where the line prints none (or `inf`/`nan` for a zero time)."""
@@ -37,7 +37,7 @@ class Figures:
     per_second: float | None = None
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class TaskTiming:
     """One task's `prompt eval time` line, with its `eval time` and `total time` lines.
 
@@ -65,7 +65,7 @@ class TaskTiming:
     prefixed: bool = False
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Cancel:
     """A `cancel task` line: the server saw the client close the connection."""
 
@@ -76,7 +76,7 @@ class Cancel:
     prefixed: bool = False
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Release:
     """A slot release (`stop processing`, or `slot released` in JSON logs)."""
 
@@ -96,7 +96,7 @@ class Release:
     task cut off by its client is a release without a timing block)."""
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Launch:
     """A slot starting a task (`launch_slot_: ... | task 65 | processing task`)."""
 
@@ -106,7 +106,7 @@ class Launch:
     prefixed: bool = False
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class ServerStart:
     """The start-up lines of one server run: what the server said about itself.
 
@@ -127,7 +127,7 @@ class ServerStart:
 Event = TaskTiming | Cancel | Release | Launch
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class ServerLog:
     """What `scan_log` found, in log order."""
 

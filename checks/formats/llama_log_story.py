@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 
 from checks.formats.llama_log_lines import ANSI, SLOT
 from checks.formats.llama_log_text import field_task
-from grader.records import record
 
 SIZE = re.compile(r"(?:n_prompt_tokens|task\.n_tokens)\"?\s*[:=]\s*(\d{1,18})(?!\d)")
 """The whole prompt's size on a `new prompt` line."""
@@ -66,7 +66,7 @@ FRESH = re.compile(r"selected slot by LRU, t_last = -1(?![0-9])")
 """A 2026 slot selection of a slot no task has used yet."""
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Fact:
     """One line of the story: its line, its task (None when it names none) and the number
     it states (a size, a kept count, the slot's n_past; 0 where it states none)."""
@@ -76,7 +76,7 @@ class Fact:
     value: int
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Similarity:
     """A `selected slot by LCP similarity` line: the slot it chose, with the shares of
     the common prefix it prints."""
@@ -87,7 +87,7 @@ class Similarity:
     f_keep: float
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Story:
     """What the log says of its prompts and slots, each kind in line order."""
 

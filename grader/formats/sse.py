@@ -48,8 +48,7 @@ a step per line; any other stream is read line by line. Both give the same `Stre
 from __future__ import annotations
 
 import re
-
-from grader.records import record, replace
+from dataclasses import dataclass, replace
 
 __all__ = ["Event", "Field", "PlainData", "Stream", "parse_event_stream", "plain_data"]
 
@@ -69,7 +68,7 @@ def _count_line_ends(text: str, start: int = 0) -> int:
     return text.count("\r", start) + text.count("\n", start) - text.count("\r\n", start)
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Event:
     """One event, as the spec's dispatch step would build it, with where it came from.
 
@@ -93,7 +92,7 @@ class Event:
     """True when an empty line dispatched it; False for the buffered event at end of input."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Field:
     """A line the grader reports on but the spec does not turn into an event.
 
@@ -106,7 +105,7 @@ class Field:
     """Text after the first colon, with one leading space removed if present."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Stream:
     """Everything a parse found, so checks never need to look at the raw text again."""
 
@@ -129,7 +128,7 @@ _NEXT_DATA = "\n\n" + _DATA
 """How each event of a plain stream ends and the next one starts."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class PlainData:
     """The events of a plain stream (`plain_data`): the data of each, in order, each on
     its own line (`lines`); every event was dispatched by an empty line but perhaps the

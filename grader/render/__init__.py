@@ -8,9 +8,8 @@ dependencies cost nothing to the others. A new format is a new module and one li
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from grader.records import record
 
 if TYPE_CHECKING:  # `grader --help` lists FORMATS without importing any of this
     from typing import Any, Protocol
@@ -33,7 +32,7 @@ FORMATS = {
 }
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class RenderOptions:
     catalog: Catalog
     color: bool = False

@@ -13,9 +13,9 @@ asks on a terminal without NO_COLOR).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import asdict
 
 from grader.i18n import Catalog, format_value
-from grader.records import fields_of
 from grader.render import RenderOptions
 from grader.render.common import (
     evidence_line,
@@ -274,7 +274,7 @@ def render(result: Result, options: RenderOptions) -> str:
     skipped = [c for c in result.checks if c.status == "skipped"]
     if skipped:
         out += ["", *_waiting(skipped, result, t, options)]
-    summary = t.text("render.summary", fields_of(result.summary)) or ""
+    summary = t.text("render.summary", asdict(result.summary)) or ""
     marks = f"{format_value(result.score)}/{format_value(result.max_score)} — {summary}"
     score = labelled(t, t.raw("render.score") or "Score", marks)
     status = "passed" if result.score == result.max_score else "failed"

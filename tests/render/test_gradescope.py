@@ -9,6 +9,7 @@ the spec lists is allowed and nothing else, so a misspelt or invented key fails.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -20,7 +21,6 @@ import jsonschema
 import pytest
 
 from checks import LAB
-from grader import records
 from grader.cli import main
 from grader.grade import catalog_for
 from grader.render import RenderOptions
@@ -175,8 +175,8 @@ def test_skipped_check_is_failed_with_its_reason() -> None:
 
 def test_errored_check_is_failed() -> None:
     result = graded("correct")
-    broken = records.replace(result.checks[0], status="error", points=0.0, message="boom")
-    doc = results_of(records.replace(result, checks=[broken, *result.checks[1:]]))
+    broken = dataclasses.replace(result.checks[0], status="error", points=0.0, message="boom")
+    doc = results_of(dataclasses.replace(result, checks=[broken, *result.checks[1:]]))
     assert doc["tests"][0]["status"] == "failed" and doc["tests"][0]["output"] == "boom"
 
 
@@ -184,10 +184,10 @@ def test_failed_check_worth_no_points_is_still_marked_failed() -> None:
     # Gradescope shows score == max_score as passing unless status says otherwise.
     result = graded("role_chunk_counted")
     checks = [
-        records.replace(c, points=0.0, max_points=0.0) if c.status == "failed" else c
+        dataclasses.replace(c, points=0.0, max_points=0.0) if c.status == "failed" else c
         for c in result.checks
     ]
-    doc = results_of(records.replace(result, checks=checks))
+    doc = results_of(dataclasses.replace(result, checks=checks))
     assert check_named(doc, "chunks.role_chunk_excluded")["status"] == "failed"
 
 
@@ -252,7 +252,7 @@ def test_the_rubrics_default_visibility_is_the_results_and_every_tests() -> None
 
 def test_a_checks_own_visibility_overrides_a_hidden_default() -> None:
     rubric = rubric_with(*HIDE_CANCEL)
-    rubric = records.replace(rubric, gradescope={**rubric.gradescope, "visibility": "hidden"})
+    rubric = dataclasses.replace(rubric, gradescope={**rubric.gradescope, "visibility": "hidden"})
     doc = results_with(graded("correct"), rubric)
     assert check_named(doc, "cancel.slot_freed")["visibility"] == "after_due_date"
     assert check_named(doc, "health.ok")["visibility"] == "hidden"

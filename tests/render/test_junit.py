@@ -6,6 +6,7 @@ as they do); ElementTree checks the raw document: attributes, properties and tex
 
 from __future__ import annotations
 
+import dataclasses
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -13,7 +14,6 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Properties, Skipped, TestCase
 
 from checks import LAB
-from grader import records
 from grader.cli import main
 from grader.grade import catalog_for
 from grader.render import RenderOptions
@@ -109,10 +109,10 @@ def test_skipped_check_is_skipped_with_its_reason() -> None:
 
 def test_errored_check_is_an_error_element() -> None:
     result = graded("correct")
-    broken = records.replace(result.checks[3], status="error", points=0.0, message="boom")
-    summary = records.replace(result.summary, passed=result.summary.passed - 1, error=1)
+    broken = dataclasses.replace(result.checks[3], status="error", points=0.0, message="boom")
+    summary = dataclasses.replace(result.summary, passed=result.summary.passed - 1, error=1)
     doc = parsed(
-        records.replace(
+        dataclasses.replace(
             result, checks=[*result.checks[:3], broken, *result.checks[4:]], summary=summary
         )
     )
@@ -154,10 +154,12 @@ def test_characters_illegal_in_xml_are_removed_and_the_rest_kept() -> None:
     nasty = "bad\x00\x01\x08\x0b\x0c\x1f\ufffe end <&> \"quoted\" 'it' é 中文 ✓ 😀\ttab\nline"
     clean = "bad end <&> \"quoted\" 'it' é 中文 ✓ 😀\ttab\nline"
     checks = [
-        records.replace(c, message=nasty, hint=nasty, found=nasty) if c.status == "failed" else c
+        dataclasses.replace(c, message=nasty, hint=nasty, found=nasty)
+        if c.status == "failed"
+        else c
         for c in result.checks
     ]
-    text = render(records.replace(result, checks=checks), OPTIONS)
+    text = render(dataclasses.replace(result, checks=checks), OPTIONS)
     root = ET.fromstring(text.encode("utf-8"))  # a parse error would raise here
     failure = root.find(".//failure")
     assert failure is not None

@@ -8,6 +8,7 @@ is listed with what to do.
 
 from __future__ import annotations
 
+import dataclasses
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -15,7 +16,6 @@ import cmarkgfm
 import pytest
 
 from checks import LAB
-from grader import records
 from grader.cli import main
 from grader.grade import catalog_for
 from grader.render import RenderOptions
@@ -147,8 +147,8 @@ def test_common_mistakes_are_explained_once_each() -> None:
 
 def test_pipes_in_table_cells_are_escaped_and_shown() -> None:
     result = graded("role_chunk_counted")
-    odd = records.replace(result.checks[0], title=NASTY)
-    text = render(records.replace(result, checks=[odd, *result.checks[1:]]), OPTIONS)
+    odd = dataclasses.replace(result.checks[0], title=NASTY)
+    text = render(dataclasses.replace(result, checks=[odd, *result.checks[1:]]), OPTIONS)
     row = next(line for line in text.splitlines() if line.startswith(f"| {EMOJI['passed']}"))
     assert "a \\| b" in row and "`code\\|x`" in row
     html = html_of(text)
@@ -159,10 +159,10 @@ def test_pipes_in_table_cells_are_escaped_and_shown() -> None:
 def test_markup_in_text_is_shown_as_typed_not_rendered() -> None:
     result = graded("role_chunk_counted")
     checks = [
-        records.replace(c, message=NASTY, hint=NASTY) if c.status == "failed" else c
+        dataclasses.replace(c, message=NASTY, hint=NASTY) if c.status == "failed" else c
         for c in result.checks
     ]
-    html = html_of(render(records.replace(result, checks=checks), OPTIONS))
+    html = html_of(render(dataclasses.replace(result, checks=checks), OPTIONS))
     assert NASTY_SHOWN in html.blocks
     assert f"what to do: {NASTY_SHOWN}" in html.blocks
     assert html.tags.isdisjoint({"b", "em", "strong", "a", "del", "h1"})
@@ -171,10 +171,10 @@ def test_markup_in_text_is_shown_as_typed_not_rendered() -> None:
 def test_values_with_backticks_are_one_code_span() -> None:
     result = graded("role_chunk_counted")
     checks = [
-        records.replace(c, expected="a``b`", found="|x| ") if c.status == "failed" else c
+        dataclasses.replace(c, expected="a``b`", found="|x| ") if c.status == "failed" else c
         for c in result.checks
     ]
-    html = html_of(render(records.replace(result, checks=checks), OPTIONS))
+    html = html_of(render(dataclasses.replace(result, checks=checks), OPTIONS))
     assert "a``b`" in html.codes and "|x| " in html.codes
 
 
@@ -194,8 +194,8 @@ def test_inline_escapes_what_would_start_a_block() -> None:
 
 def test_line_breaks_in_cells_do_not_break_the_row() -> None:
     result = graded("correct")
-    odd = records.replace(result.checks[0], title="two\nlines")
-    html = html_of(render(records.replace(result, checks=[odd, *result.checks[1:]]), OPTIONS))
+    odd = dataclasses.replace(result.checks[0], title="two\nlines")
+    html = html_of(render(dataclasses.replace(result, checks=[odd, *result.checks[1:]]), OPTIONS))
     assert html.rows[1][3] == "two lines" and len(html.rows) == 1 + len(result.checks)
 
 

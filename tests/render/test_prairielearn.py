@@ -11,6 +11,7 @@ them to catch typos.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -18,7 +19,6 @@ import jsonschema
 import pytest
 
 from checks import LAB
-from grader import records
 from grader.cli import main
 from grader.grade import catalog_for
 from grader.render import RenderOptions
@@ -152,16 +152,16 @@ def test_not_gradable_has_gradable_false_and_format_errors(capsys, tmp_path: Pat
 
 def test_rubric_of_zero_points_scores_1_when_everything_passed() -> None:
     result = graded("correct")
-    free = [records.replace(c, points=0.0, max_points=0.0) for c in result.checks]
-    doc = results_of(records.replace(result, checks=free, score=0.0, max_score=0.0))
+    free = [dataclasses.replace(c, points=0.0, max_points=0.0) for c in result.checks]
+    doc = results_of(dataclasses.replace(result, checks=free, score=0.0, max_score=0.0))
     assert doc["score"] == 1.0
     jsonschema.validate(doc, PL_RESULTS)
 
 
 def test_rubric_of_zero_points_scores_0_when_a_check_failed() -> None:
     result = graded("role_chunk_counted")
-    free = [records.replace(c, points=0.0, max_points=0.0) for c in result.checks]
-    doc = results_of(records.replace(result, checks=free, score=0.0, max_score=0.0))
+    free = [dataclasses.replace(c, points=0.0, max_points=0.0) for c in result.checks]
+    doc = results_of(dataclasses.replace(result, checks=free, score=0.0, max_score=0.0))
     assert doc["score"] == 0.0
 
 

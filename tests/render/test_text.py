@@ -7,13 +7,13 @@ and the score, so the last screen a student sees is the one to act on.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader import records
 from grader.i18n import Catalog
 from grader.render import RenderOptions
 from grader.render.text import render
@@ -203,9 +203,11 @@ def test_a_check_that_gives_only_what_it_found_shows_no_expected_null() -> None:
 
     result = graded("role_chunk_counted")
     checks = [
-        records.replace(c, expected=None) if c.status == "failed" else c for c in result.checks
+        dataclasses.replace(c, expected=None) if c.status == "failed" else c for c in result.checks
     ]
-    text = render(records.replace(result, checks=checks), RenderOptions(Catalog("en", ("grader",))))
+    text = render(
+        dataclasses.replace(result, checks=checks), RenderOptions(Catalog("en", ("grader",)))
+    )
     assert "found: " in text
     assert "expected: null" not in text and "expected" not in text
 
