@@ -65,7 +65,6 @@ CHECK_PATH = {
     "grader.grade",
     "grader.i18n",
     "grader.jsonload",
-    "grader.jsonquick",
     "grader.jsontext",
     "grader.lab",
     "grader.labs",
