@@ -92,8 +92,6 @@ CHECK_PATH = {
     "grader.tomlfile",
     "grader.visible",
     "grader.worded",
-    "schemas",
-    "schemas.validators",  # the lab's validators, generated from its schemas
 }
 """Our modules a cold `grader check --format json` of a complete submission imports."""
 

@@ -212,7 +212,7 @@ _VALID_TEXTS = st.recursive(
     max_leaves=16,
 )
 """Valid JSON but for what the decoder refuses: duplicates, long or huge numbers, NaN,
-lone surrogates, depth; so that most texts get as far as the quick path's own tests."""
+lone surrogates, depth; so that most texts get as far as the decoder's own tests."""
 
 _DECODERS = [
     StrictDecoder(max_digits=max_digits, max_depth=max_depth)
