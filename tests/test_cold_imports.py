@@ -99,7 +99,6 @@ NOT_ON_THE_CHECK_PATH = (
     "pydantic",  # the rubric file's and result's models: only for schema generation
     "jsonschema",  # only to explain a file the fast validator rejected
     "referencing",
-    "tomllib",  # the catalogs and rubric are read from their JSON copies
     "pathlib",  # the sample registry's builder
     "difflib",  # only for a misspelt file name or rubric key
     "dataclasses",  # records (grader.records) are built without it
@@ -120,7 +119,6 @@ NOT_ON_THE_CHECK_PATH = (
     "zipfile",
     "tarfile",
     "csv",
-    "datetime",
     "grader.batch",  # the other commands and the other formats
     "grader.archives",
     "grader.export",
