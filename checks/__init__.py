@@ -37,7 +37,7 @@ from grader.schema import SchemaSet
 if TYPE_CHECKING:
     from typing import Any
 
-SCHEMAS = SchemaSet.of_package("schemas", generated="schemas.validators")
+SCHEMAS = SchemaSet.of_package("schemas")
 """The lab's formats: `schemas/<name>.schema.json`."""
 
 LIMITS = {

@@ -73,9 +73,9 @@ def _top(module: str) -> str:
 def packages(lab: Any) -> list[str]:
     """The top-level packages the wheel holds: the engine's, the lab's, its schemas'."""
     names = ["grader", _top(lab.package)]
-    generated = getattr(lab.schemas, "generated", None)
-    if generated:
-        names.append(_top(generated))
+    schemas = getattr(lab.schemas, "package", None)
+    if schemas:
+        names.append(_top(schemas))
     return list(dict.fromkeys(names))
 
 

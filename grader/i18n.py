@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from grader.package_data import package_file
 from grader.problems import Param, Term, TitleOf
-from grader.tomlfile import load_cached
+from grader.tomlfile import loads
 from grader.visible import visible
 
 if TYPE_CHECKING:
@@ -29,11 +29,7 @@ FALLBACK = "en"
 def flatten(
     table: Mapping[str, Any], prefix: str = "", flat: dict[str, str] | None = None
 ) -> dict[str, str]:
-    """The catalog's tables as one dict of dotted ids: every value a string.
-
-    A catalog's JSON copy holds it in this shape (`grader.tomlfile`), so a start flattens
-    nothing; this runs for a copy that is stale, and for the script that writes them.
-    """
+    """The catalog's tables as one dict of dotted ids: every value a string."""
     if flat is None:
         flat = {}
     for key, value in table.items():
@@ -51,7 +47,7 @@ def catalog_file(package: str, lang: str) -> dict[str, str]:
     if not os.path.isfile(path):
         return {}
     with open(path, encoding="utf-8") as handle:
-        return load_cached(handle.read(), path, flatten)
+        return flatten(loads(handle.read()))
 
 
 def format_value(value: Param) -> str:

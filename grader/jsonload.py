@@ -3,12 +3,10 @@
 Python's `json` accepts things a grader must not: NaN and Infinity, duplicate keys (the
 last one silently wins), numbers too long to convert (a ValueError after 4,300 digits) or
 too large to be finite (`1e400` becomes inf), and nesting deep enough to raise
-RecursionError. The exact path parses with the C decoder and hooks that refuse each of
-those; only when something is refused does a slower position-tracking walk find the line
-and column to report. The same walk maps JSON pointers to lines for the checks' messages.
-A large document is first tried on the quick path (`grader.jsonquick`), the C decoder
-with no hook per object or number, which hands to the exact path any text it cannot vouch
-for: what is refused, and where, is decided there alone.
+RecursionError. The one reader of the lab's JSON parses with the C decoder and hooks
+that refuse each of those (a document, a stream's events, a JSON Lines file's records);
+only when something is refused does a slower position-tracking walk find the line and
+column to report. The same walk maps JSON pointers to lines for the checks' messages.
 """
 
 from __future__ import annotations
@@ -18,12 +16,13 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from itertools import chain, compress
 from typing import TYPE_CHECKING
 
-from grader.jsonquick import QUICK_FROM, UNSURE, Accept, long_run, quick_batches, quick_value, shape
 from grader.problems import Location, Problem, json_pointer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 _WS = r"[ \t\n\r]*"
@@ -75,19 +74,21 @@ class StrictDecoder:
         self.max_digits = max_digits
         self.max_depth = max_depth
         self._keys: dict[str, str] | None = {} if share_keys else None
-        self._decoder: json.JSONDecoder | None = None  # made when first needed
-        self._long_run = long_run(max_digits)
+        self._decoder = json.JSONDecoder(
+            object_pairs_hook=self._pairs,
+            parse_constant=_reject_constant,
+            parse_int=self._int,
+            parse_float=self._float,
+        )
 
     def _pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         """The object; with `share_keys`, its keys shared with every object this decoder
         made before.
 
-        The json module shares the strings of equal keys only within one document; a
-        stream's events and a JSON Lines file's records are decoded one by one, each with
-        the same few dozen key names, so sharing them holds each name once (2.2 of a
-        near-cap event stream's 7.5 MiB of events were key names). A decoder of one
-        document does without: the json module shares them already, and the lookup per
-        key made a near-cap document's decoding 17 % dearer."""
+        A stream's events and a JSON Lines file's records are decoded one by one, each
+        with the same few dozen key names: shared, each name is held once (2.2 of a
+        near-cap event stream's 7.5 MiB of events were key names). Within one document
+        the json module shares them already."""
         keys = self._keys
         if keys is None:
             obj = dict(pairs)
@@ -110,41 +111,28 @@ class StrictDecoder:
             raise _Refusal("huge")
         return value
 
+    def quick_all(
+        self, texts: list[str], accept: Callable[[list[Any]], bool] | None = None
+    ) -> list[Any] | None:
+        """Each text's value as `decode` gives it, when every text decodes and `accept`
+        (a schema's test; None: any) takes each batch of `QUICK_BATCH` values as soon as
+        it is decoded; else None, and the caller reads the texts one by one."""
+        values: list[Any] = []
+        try:
+            for start in range(0, len(texts), QUICK_BATCH):
+                batch = [self.decode(text, "") for text in texts[start : start + QUICK_BATCH]]
+                if accept is not None and not accept(batch):
+                    return None
+                values += batch
+        except JsonError:
+            return None
+        return values
+
     def decode(self, text: str, file: str) -> Any:
-        """Parse one JSON document or raise `JsonError` with a located problem.
-
-        A document of `QUICK_FROM` characters or more is tried on the quick path first
-        (below, its tests cost what the hooks save). A stream's events and a JSON Lines
-        file's records (`share_keys`) never are: their keys are shared by `_pairs`, and
-        with that hook kept the quick path cost as much as the hooks it saved (measured
-        on a real capture's events)."""
-        if self._keys is None and len(text) >= QUICK_FROM:
-            value = quick_value(text, self._long_run, self.max_depth)
-            if value is not UNSURE and not (
-                _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value)
-            ):
-                return value
-        return self._exact(text, file)
-
-    def quick_all(self, texts: list[str], accept: Accept | None = None) -> list[Any] | None:
-        """Each text's value as `decode` gives it, when `grader.jsonquick.quick_batches`
-        vouches for all (keys not shared) and `accept` takes each batch's; else None."""
-        quick = not any(map(_SURROGATE_ESCAPE.search, texts))
-        values = quick_batches(texts, self._long_run, self.max_depth, accept) if quick else UNSURE
-        return None if values is UNSURE else values  # type: ignore[return-value]
-
-    def _exact(self, text: str, file: str) -> Any:
-        """The value through the hooks that refuse, or `JsonError` with the walk's
-        location of the first thing refused."""
+        """Parse one JSON document through the hooks that refuse, or raise `JsonError`
+        with the walk's location of the first thing refused."""
         if not text.strip():
             raise JsonError(Problem("json.empty", {}, Location(file, 1, 1)))
-        if self._decoder is None:
-            self._decoder = json.JSONDecoder(
-                object_pairs_hook=self._pairs,
-                parse_constant=_reject_constant,
-                parse_int=self._int,
-                parse_float=self._float,
-            )
         try:
             value = self._decoder.decode(text)
         except json.JSONDecodeError as exc:
@@ -155,11 +143,34 @@ class StrictDecoder:
             ) from None
         # nesting can't exceed the number of brackets: most documents skip the walk
         many = text.count("[") + text.count("{") > self.max_depth
-        if many and shape(value)[0] > self.max_depth:
+        if many and _depth(value) > self.max_depth:
             raise JsonError(Walker(text, self.max_depth, self.max_digits).first_problem(file))
         if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value):
             raise JsonError(_surrogate_problem(text, file))
         return value
+
+
+QUICK_BATCH = 64
+"""Texts decoded and tested at a time by `StrictDecoder.quick_all`: a hostile file (4,096
+deep arrays) costs at most a batch more than the one-by-one reading."""
+_IS_DICT = frozenset((dict,)).__contains__
+_IS_LIST = frozenset((list,)).__contains__
+_IS_CONTAINER = frozenset((dict, list)).__contains__
+
+
+def _depth(value: Any) -> int:
+    """The nesting depth of a decoded value, one level at a time (no recursion: it may be
+    deeper than the stack), each step a C loop over the level with no Python frame."""
+    depth = 0
+    level = [value] if _IS_CONTAINER(type(value)) else []
+    while level:
+        depth += 1
+        kinds = list(map(type, level))
+        items = map(dict.values, compress(level, map(_IS_DICT, kinds)))
+        lists = compress(level, map(_IS_LIST, kinds))
+        children = list(chain(chain.from_iterable(items), chain.from_iterable(lists)))
+        level = list(compress(children, map(_IS_CONTAINER, map(type, children))))
+    return depth
 
 
 _DECODER_WORDS = {
@@ -210,25 +221,15 @@ def _printable(text: str) -> str:
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_LONE_SURROGATE = r"[\ud800-\udfff]"
-"""Searched for only in a text with a surrogate's escape: compiled then (by `re`'s cache),
-not at import, where it cost ≈2 M instructions of a cold `grader check`."""
 
 
 def _has_lone_surrogate(value: Any) -> bool:
     """True when a string holds half a surrogate pair: valid JSON, but not text (it can't
     be written as UTF-8, so it could not be in any message or result)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if re.search(_LONE_SURROGATE, item):
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
     return False
 
 
@@ -240,12 +241,9 @@ def _surrogate_problem(text: str, file: str) -> Problem:
 
 
 class Walker:
-    """A position-keeping JSON reader, used only to explain and to locate.
-
-    It does not build values (the C decoder did that); it records the offset where each
-    value and key starts, keyed by JSON pointer, and stops at the first thing the strict
-    decoder refuses.
-    """
+    """A position-keeping JSON reader, used only to explain and to locate: it builds no
+    value (the C decoder did), it records the offset where each value and key starts, by
+    JSON pointer, and stops at the first thing the strict decoder refuses."""
 
     def __init__(self, text: str, max_depth: int = 64, max_digits: int = 100) -> None:
         self.text = text

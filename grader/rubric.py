@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from grader.limits import ENGINE_LIMITS, Limits
-from grader.package_data import package_file, read_text
+from grader.package_data import read_text
 from grader.params import POINTS, Choice, Flag, Integer
 from grader.problems import Param
 from grader.sha import sha256_hex
-from grader.tomlfile import TOMLDecodeError, load_cached, loads
+from grader.tomlfile import TOMLDecodeError, loads
 
 if TYPE_CHECKING:
     from typing import Any, Protocol
@@ -286,13 +286,11 @@ def parse_rubric(
     params: Mapping[str, Mapping[str, ParamSpec]] | None = None,
     lab: str | None = None,
     lab_limits: Mapping[str, int] | None = None,
-    shipped: str | None = None,
 ) -> Rubric:
     """Parse and validate a rubric against the lab's check ids (and their parameters,
-    its name and its own limits, when given); `shipped`: the path of the package's file
-    the text is, whose JSON copy may be read instead (`grader.tomlfile`)."""
+    its name and its own limits, when given)."""
     try:
-        data = loads(text) if shipped is None else load_cached(text, shipped)
+        data = loads(text)
     except TOMLDecodeError as exc:
         raise RubricError("rubric.not_toml", {"source": source, "detail": str(exc)}) from None
     validate(data, source, check_ids, params, lab, lab_limits)
@@ -340,10 +338,9 @@ def load_rubric(
 ) -> Rubric:
     """The rubric at `path`, or the lab's own (`package`/`filename`) when `path` is None."""
     if path is None:
-        shipped = package_file(package, filename)
         text = read_text(package, filename)
         source = f"{package}/{filename}"
-        return parse_rubric(text, source, check_ids, params, lab, lab_limits, shipped)
+        return parse_rubric(text, source, check_ids, params, lab, lab_limits)
     return parse_rubric(read_rubric_text(path), path, check_ids, params, lab, lab_limits)
 
 

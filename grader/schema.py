@@ -74,17 +74,14 @@ class SchemaSet:
     and `grader check` reads only the schemas of the files it validates.
     """
 
-    def __init__(self, folder: str | None = None, *, package: str | None = None,
-                 subfolder: str = "", generated: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, folder: str | None = None, *, package: str | None = None, subfolder: str = ""
+    ) -> None:
         if (folder is None) == (package is None):
             raise ValueError("a SchemaSet is a folder or a package, not both")
         self._folder = folder
         self._package = package
         self._subfolder = subfolder
-        self.generated = generated
-        """The module of this set's generated validators (`grader.schema_gen`), if any."""
-        self._generated: dict[str, Test | None] | None = None
-        self._generated_shapes: dict[str, Shape] = {}
         self._shapes: dict[str, Shape] = {}
         self._schemas: dict[str, dict[str, Any]] = {}
         self._fast: dict[str, Test] = {}
@@ -92,13 +89,15 @@ class SchemaSet:
         self._by_id: dict[str, dict[str, Any]] | None = None
 
     @classmethod
-    def of_package(
-        cls, package: str, subfolder: str = "", generated: str | None = None
-    ) -> SchemaSet:
+    def of_package(cls, package: str, subfolder: str = "") -> SchemaSet:
         """The schemas in an importable package (or a folder inside it), found without
-        importing the package; `generated` names the module of their generated
-        validators (written by `scripts/write_validators.py`), if there is one."""
-        return cls(package=package, subfolder=subfolder, generated=generated)
+        importing the package."""
+        return cls(package=package, subfolder=subfolder)
+
+    @property
+    def package(self) -> str | None:
+        """The importable package that holds the schemas (None: a plain folder)."""
+        return self._package
 
     @property
     def folder(self) -> str:
@@ -138,63 +137,22 @@ class SchemaSet:
         return self._by_id
 
     def fast(self, name: str) -> Test:
-        """The fast yes/no validator of schema `name`: the generated function when the
-        set has a current generated module (`grader.schema_gen`), else the closures
-        (`grader.schema_fast`); for a schema the fast path refuses, one that sends every
-        value to jsonschema."""
+        """The fast yes/no validator of schema `name` (`grader.schema_fast`'s closures,
+        compiled when first asked); for a schema the fast path refuses, one that sends
+        every value to jsonschema."""
         if name not in self._fast:
-            generated = self.generated_tests()
-            if name in generated:
-                self._fast[name] = generated[name] or (lambda instance: False)
-                return self._fast[name]
             try:
                 self._fast[name] = compile_schema(self.load(name), self.by_id())
             except Unsupported:
                 self._fast[name] = lambda instance: False
         return self._fast[name]
 
-    def sources(self) -> dict[str, int]:
-        """The CRC-32 of each schema file's bytes, by schema name (what a generated
-        module records it was made from). A CRC, as for the catalogs' JSON copies
-        (`grader.tomlfile`, which says why that is enough): computed at every start, and
-        sha256 of the files was 1.3 M instructions of a cold `grader check`."""
-        from binascii import crc32
-
-        found = {}
-        for name in self.names():
-            with open(os.path.join(self.folder, f"{name}.schema.json"), "rb") as handle:
-                found[name] = crc32(handle.read())
-        return found
-
-    def generated_tests(self) -> dict[str, Test | None]:
-        """The generated validators by schema name (None: refused, jsonschema decides),
-        when the module was made from the schema files as they are now; else none,
-        and the closures are compiled: an edited schema is slower, never wrong."""
-        if self._generated is None:
-            self._generated = {}
-            if self.generated is not None:
-                import importlib
-
-                try:
-                    module = importlib.import_module(self.generated)
-                except ImportError:
-                    return self._generated
-                if self.sources() == module.SOURCES:
-                    self._generated = dict(module.VALIDATORS)
-                    self._generated_shapes = dict(module.DECLARED)
-        return self._generated
-
     def declared(self, name: str) -> Shape:
-        """What schema `name` declares of a value, as `grader.schema_declared` reads it:
-        the generated module's shape while it is current, else read from the schema."""
+        """What schema `name` declares of a value, as `grader.schema_declared` reads it."""
         if name not in self._shapes:
-            self.generated_tests()
-            if name in self._generated_shapes:
-                self._shapes[name] = self._generated_shapes[name]
-            else:
-                from grader.schema_declared import declared
+            from grader.schema_declared import declared
 
-                self._shapes[name] = declared(self.load(name), self.by_id())
+            self._shapes[name] = declared(self.load(name), self.by_id())
         return self._shapes[name]
 
     def pruned(self, name: str, instance: Any) -> Any:

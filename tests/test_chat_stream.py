@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from checks import LAB, SCHEMAS
 from checks.formats import chat_stream as chat_stream_module
 from checks.formats.chat_stream import ChatStream, chat_stream
-from grader import jsonquick, parsers
+from grader import jsonload, parsers
 from tests.bulk_reading import ROOT, read_both, saved_files
 
 parse = chat_stream(SCHEMAS["sse_chunk"])
@@ -164,18 +164,26 @@ def test_a_hostile_stream_is_given_up_in_bulk_within_a_batch(
     a chunk of the wrong shape) is read event by event after at most one batch decoded
     in bulk: it once cost 11 times the event-by-event reading, every event decoded
     first. What it gives is that reading's."""
-    decoded: list[int] = []
-    quick_values = jsonquick.quick_values
+    decoded: list[str] = []
+    quick_all = jsonload.StrictDecoder.quick_all
+    decode = jsonload.StrictDecoder.decode
 
-    def counting(texts, run, max_depth):  # type: ignore[no-untyped-def]
-        decoded.append(len(texts))
-        return quick_values(texts, run, max_depth)
+    def counting(self, texts, accept=None):  # type: ignore[no-untyped-def]
+        def counted(text: str, file: str) -> object:
+            decoded.append(text)
+            return decode(self, text, file)
 
-    monkeypatch.setattr(jsonquick, "quick_values", counting)
+        self.decode = counted  # the texts decoded in bulk, not those read one by one
+        try:
+            return quick_all(self, texts, accept)
+        finally:
+            del self.decode
+
+    monkeypatch.setattr(jsonload.StrictDecoder, "quick_all", counting)
     text = f"data: {data}\n\n" * 4096
     quick, each = _read_both(text, monkeypatch)
     assert quick == each and quick[1]
-    assert sum(decoded) <= jsonquick.QUICK_BATCH
+    assert 0 < len(decoded) <= jsonload.QUICK_BATCH
 
 
 def test_a_real_capture_is_read_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:

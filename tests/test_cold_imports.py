@@ -64,7 +64,6 @@ CHECK_PATH = {
     "grader.grade",
     "grader.i18n",
     "grader.jsonload",
-    "grader.jsonquick",
     "grader.jsontext",
     "grader.lab",
     "grader.labs",
@@ -90,8 +89,6 @@ CHECK_PATH = {
     "grader.tomlfile",
     "grader.visible",
     "grader.worded",
-    "schemas",
-    "schemas.validators",  # the lab's validators, generated from its schemas
 }
 """Our modules a cold `grader check --format json` of a complete submission imports."""
 
@@ -99,7 +96,6 @@ NOT_ON_THE_CHECK_PATH = (
     "pydantic",  # the rubric file's and result's models: only for schema generation
     "jsonschema",  # only to explain a file the fast validator rejected
     "referencing",
-    "tomllib",  # the catalogs and rubric are read from their JSON copies
     "pathlib",  # the sample registry's builder
     "difflib",  # only for a misspelt file name or rubric key
     # not "dataclasses", "inspect", "ast": the value classes are dataclasses (issue 27)
@@ -117,7 +113,6 @@ NOT_ON_THE_CHECK_PATH = (
     "zipfile",
     "tarfile",
     "csv",
-    "datetime",
     "grader.batch",  # the other commands and the other formats
     "grader.archives",
     "grader.export",

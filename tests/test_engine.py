@@ -125,15 +125,14 @@ def test_a_missing_rubric_threshold_is_an_error_on_that_check_only() -> None:
 
 def test_grader_package_does_not_import_the_lab() -> None:
     """No module of the engine names a lab; only grader/labs.py imports one, by the name
-    an entry point (or the command line) gives, and grader/schema.py a lab's generated
-    validators, by the module name its `SchemaSet` gives."""
+    an entry point (or the command line) gives."""
     importing = []
     for path in (ROOT / "grader").rglob("*.py"):
         text = path.read_text("utf-8")
         assert not re.search(r"^\s*(from|import) checks\b", text, re.M), path
         if "import_module(" in text:
             importing.append(path.relative_to(ROOT).as_posix())
-    assert sorted(importing) == ["grader/labs.py", "grader/render/__init__.py", "grader/schema.py"]
+    assert sorted(importing) == ["grader/labs.py", "grader/render/__init__.py"]
     from grader.render import FORMATS  # the renderers, imported by their engine name
 
     assert all(module.startswith("grader.render.") for module in FORMATS.values())

@@ -18,6 +18,7 @@ from grader.cli import main
 from grader.i18n import Catalog
 from grader.params import Integer, ListOf, Number
 from grader.rubric import RubricError, parse_rubric
+from grader.tomlfile import TOMLDecodeError, loads
 from tests.conftest import CORRECT, ROOT
 
 RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
@@ -279,3 +280,8 @@ def test_a_rubric_that_is_not_utf8_says_so(
     rubric.write_bytes(b'lab = "\xff"\n')
     assert main(["check", str(CORRECT), "--rubric", str(rubric), "--lang", "ko"]) == 2
     assert "파일이 UTF-8 텍스트가 아닙니다" in capsys.readouterr().err
+
+
+def test_text_that_is_not_toml_raises_the_modules_own_error() -> None:
+    with pytest.raises(TOMLDecodeError):
+        loads("a = = 1")

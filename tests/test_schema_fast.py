@@ -18,7 +18,6 @@ from jsonschema import Draft202012Validator
 from checks import SCHEMAS
 from grader.schema import RESULT_SCHEMAS
 from grader.schema_fast import FAST_KEYWORDS, Unsupported, compile_schema, json_equal
-from grader.schema_gen import validators_source
 
 SUITE = Path(__file__).parent / "data" / "json-schema-test-suite" / "draft2020-12"
 FILES = sorted(SUITE.glob("*.json"))
@@ -47,28 +46,6 @@ def test_the_fast_path_gives_jsonschemas_verdict(group: dict) -> None:
         truth = validator.is_valid(case["data"])
         assert truth == case["valid"], case["description"]  # the suite is jsonschema's too
         assert fast(case["data"]) == truth, case["description"]
-
-
-def _generated(schema: object):
-    """The generated function of `schema` (`grader.schema_gen`), its module executed;
-    None when refused."""
-    by_id = {schema["$id"]: schema} if isinstance(schema, dict) and "$id" in schema else {}
-    namespace: dict = {}
-    exec(compile(validators_source({"s": schema}, by_id, "", {}), "<generated>", "exec"), namespace)
-    return namespace["VALIDATORS"]["s"]
-
-
-@pytest.mark.parametrize("group", GROUPS)
-def test_the_generated_validators_give_jsonschemas_verdict(group: dict) -> None:
-    """The generated source refuses what the closures refuse and, for every schema it
-    accepts, says what jsonschema says of every instance."""
-    generated = _generated(group["schema"])
-    assert (generated is None) == (_compiled(group["schema"]) is None)
-    if generated is None:
-        pytest.skip("refused when compiled: jsonschema decides")
-    validator = Draft202012Validator(group["schema"])
-    for case in group["tests"]:
-        assert generated(case["data"]) == validator.is_valid(case["data"]), case["description"]
 
 
 def test_the_suite_covers_every_keyword_the_fast_path_accepts() -> None:
