@@ -174,7 +174,8 @@ def measurements(
                 assert isinstance(t, TaskTiming)
                 off = abs((pms or t.prompt_ms) - t.prompt_ms)
                 off += abs((ems or t.eval_ms or 0) - (t.eval_ms or 0))
-                return off / 2.0
+                mean: float = off / 2.0  # pms and ems are the stream's JSON numbers
+                return mean
 
             def offer_sse(item: Item, most: int, pms: Any = pms) -> None:
                 near = prompt_window.agreeing(pms) if pms is not None else range(len(candidates))
@@ -210,8 +211,11 @@ def measurements(
     if ttft is not None:
         for index, run in enumerate(ttft.get("runs") or []):
             tokens = run.get("tokens")
-            timed("ttft", index, f"/runs/{index}", run["ttft_ms"], run["total_ms"],
-                  lambda n, tokens=tokens: n == tokens)  # fmt: skip
+
+            def same_tokens(n: int | None, tokens: object = tokens) -> bool:
+                return n == tokens
+
+            timed("ttft", index, f"/runs/{index}", run["ttft_ms"], run["total_ms"], same_tokens)
 
     if prefill is not None:
         for index, entry in enumerate(prefill):
@@ -227,7 +231,8 @@ def measurements(
 
             def prefill_cost(t: Request, e: Any = entry) -> float:
                 assert isinstance(t, TaskTiming)
-                return abs(t.prompt_ms - e["prompt_ms"])
+                prompt_ms: float = e["prompt_ms"]
+                return abs(t.prompt_ms - prompt_ms)
 
             def offer_prefill(item: Item, most: int, e: Any = entry, f: Any = prefill_fits,
                               c: Any = prefill_cost) -> None:  # fmt: skip
@@ -247,7 +252,8 @@ def measurements(
 
             def cache_cost(t: Request, e: Any = entry) -> float:
                 assert isinstance(t, TaskTiming)
-                return abs(e["ttft_ms"] - t.prompt_ms) / (settings.overhead_ms + 1.0)
+                ttft_ms: float = e["ttft_ms"]
+                return abs(ttft_ms - t.prompt_ms) / (settings.overhead_ms + 1.0)
 
             def offer_cache(item: Item, most: int, e: Any = entry, f: Any = cache_fits,
                             c: Any = cache_cost) -> None:  # fmt: skip
