@@ -126,9 +126,9 @@ def run(args: argparse.Namespace) -> int:
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         tell("batch.out_not_a_folder", out=visible_path(args.out))
         return EXIT_NOT_GRADED
-    graded = out_overlaps(args.out, args.paths, {a.filename for a in lab.artifacts})
-    if graded is not None:
-        tell("batch.out_overlaps", out=visible_path(args.out), path=visible_path(graded))
+    overlap = out_overlaps(args.out, args.paths, {a.filename for a in lab.artifacts})
+    if overlap is not None:
+        tell("batch.out_overlaps", out=visible_path(args.out), path=visible_path(overlap))
         return EXIT_NOT_GRADED
     try:
         load_lab_rubric(lab, args.rubric)

@@ -82,9 +82,10 @@ def _finite(text: str) -> float:
     return value
 
 
-_PLAIN = json.JSONDecoder(parse_constant=_refuse).scan_once
-_UNIQUE = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_refuse).scan_once
-_FINITE = json.JSONDecoder(parse_float=_finite, parse_constant=_refuse).scan_once
+# (`scan_once`, which every decoder has, is missing from the typing stubs)
+_PLAIN = json.JSONDecoder(parse_constant=_refuse).scan_once  # type: ignore[attr-defined]
+_UNIQUE = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_refuse).scan_once  # type: ignore[attr-defined]
+_FINITE = json.JSONDecoder(parse_float=_finite, parse_constant=_refuse).scan_once  # type: ignore[attr-defined]
 """The C decoder's scanners, NaN and Infinity refused, the second with each object's keys
 tested, the third with each float's; made once, not per decoder."""
 
@@ -150,12 +151,18 @@ def shape(value: Any) -> tuple[int, int]:
     return deepest, entries
 
 
+def _after_space(text: str, at: int) -> int:
+    """Where the JSON whitespace from `at` ends (`_SPACE` matches anywhere, if only nothing)."""
+    space = _SPACE.match(text, at)
+    return space.end() if space is not None else at
+
+
 def quick_value(text: str, run: bytes, max_depth: int) -> Any:
     """The value of a document as the exact path would give it, or `UNSURE` when it might
     hold what the exact path refuses (see the module docstring)."""
     if may_hold_refused_number(text, run):
         return UNSURE
-    start = _SPACE.match(text).end()
+    start = _after_space(text, 0)
     try:
         value, end = _PLAIN(text, start)
         depth, entries = shape(value)
@@ -163,7 +170,7 @@ def quick_value(text: str, run: bytes, max_depth: int) -> Any:
             value, end = _UNIQUE(text, start)
     except (StopIteration, ValueError, RecursionError):
         return UNSURE
-    if _SPACE.match(text, end).end() != len(text) or depth > max_depth:
+    if _after_space(text, end) != len(text) or depth > max_depth:
         return UNSURE
     return value
 

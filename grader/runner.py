@@ -8,7 +8,7 @@ does: a check's exception is its `error` outcome, and grading goes on.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from grader.engine import PARAMS_KEY, Check, Context, Fail, run_order
 from grader.loading import Artifact, ArtifactSpec
@@ -173,6 +173,15 @@ def run_checks(
     return list(outcomes.values())
 
 
+class _Base(TypedDict):
+    """What every outcome of one check says, whatever became of it."""
+
+    id: str
+    max_points: float
+    artifact: str | None
+    title_id: str
+
+
 def _run_one(
     chk: Check,
     artifacts: Mapping[str, Artifact],
@@ -181,7 +190,7 @@ def _run_one(
     folder: str,
 ) -> Outcome:
     points = float(settings["points"])
-    base = {
+    base: _Base = {
         "id": chk.id,
         "max_points": points,
         "artifact": chk.artifact,

@@ -129,7 +129,8 @@ def visible_result(result: T) -> T:
     a result renders in well under a millisecond more).
     """
     changes = {}
-    for name in _names(type(result)):
+    # (a class is hashable; mypy's `Hashable` check of `cache`'s argument says a type is not)
+    for name in _names(type(result)):  # type: ignore[arg-type]
         value = getattr(result, name)
         new = _field(name, value)
         if new is not value and new != value:
@@ -160,7 +161,7 @@ class _PlainWalk:
 
     def record(self, value: Any) -> dict[str, Any]:
         plain = {}
-        for name in _names(type(value)):
+        for name in _names(type(value)):  # type: ignore[arg-type]  # as in visible_result
             item = getattr(value, name)
             kind = type(item)  # the common leaves here: a call per field was most of the walk
             if kind is str and item.isprintable():

@@ -111,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
     tell("cli.report.done", count=len(shown), graded=graded, path=str(html_path))
     if unreadable:
         names = [u.name for u in unreadable]
-        shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
-        tell("cli.report.unreadable", count=len(unreadable), names=shown)
+        some = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+        tell("cli.report.unreadable", count=len(unreadable), names=some)
     return EXIT_WRITTEN
 
 
