@@ -58,7 +58,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from grader.archives import ArchiveCaps, Budget
 from grader.batch_archives import ArchiveRun, with_notes
@@ -83,6 +83,9 @@ from grader.outdir import claim
 from grader.progress import Progress
 from grader.visible import visible_data
 from grader.worded import Worded
+
+if TYPE_CHECKING:
+    from grader.i18n import Catalog
 
 DERIVED = ("gradebook.csv", "summary.json")
 
@@ -121,7 +124,7 @@ def make_tasks(found: Sequence[Found]) -> list[Task]:
     return sorted(tasks, key=lambda t: t.id)
 
 
-def _say(catalog: Any) -> Callable[..., str]:
+def _say(catalog: Catalog) -> Callable[..., str]:
     """`say(message_id, **params)`: the sentence in the batch's language; a parameter
     that is `Worded` (an archive's refusal, say) is worded in it too."""
 

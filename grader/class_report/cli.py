@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.class_report.page import ClassData, load_class, render_report
 from grader.class_report.results import Student, Unreadable, read_results
@@ -16,6 +16,10 @@ from grader.cli_commands import LAB, Command, arg
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 from grader.i18n import LANGUAGES
 
+if TYPE_CHECKING:
+    from grader.class_report.spec import LabRef
+    from grader.i18n import Catalog
+
 EXIT_WRITTEN, EXIT_USAGE = EXIT_PASSED, EXIT_NOT_GRADED  # `grader report`'s names for them
 
 
@@ -23,7 +27,7 @@ def write_class_report(
     out_dir: Path,
     html_path: Path,
     lang: str,
-    lab: Any = INSTALLED,
+    lab: LabRef = INSTALLED,
     read: tuple[list[Student], list[Unreadable]] | None = None,
 ) -> ClassData:
     """Write the class report of the batch folder `out_dir` to `html_path` (atomically),
@@ -59,7 +63,7 @@ COMMAND = Command(
 """`grader report`'s arguments (`grader.cli_commands`); `run(args)` runs it."""
 
 
-def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
+def add_parser(subparsers: Any, catalog: Catalog | None = None) -> argparse.ArgumentParser:
     """Add `report` to the `grader` command's subparsers, in `catalog`'s language
     (English by default); `run(args)` runs it."""
     from grader.cli_parser import build, english
