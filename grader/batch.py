@@ -85,6 +85,8 @@ from grader.visible import visible_data
 from grader.worded import Worded
 
 if TYPE_CHECKING:
+    from grader.batch_grading import Grading
+    from grader.class_report.spec import ClassReportSpec
     from grader.i18n import Catalog
 
 DERIVED = ("gradebook.csv", "summary.json")
@@ -325,7 +327,7 @@ def _write_outputs(
     check_ids: Sequence[str],
     archives: Sequence[dict[str, Any]],
     options: _Options,
-    spec: Any,
+    spec: ClassReportSpec | None,
 ) -> None:
     integrity = _integrity(out, rows, spec)
     cells = integrity_cells(integrity)
@@ -345,7 +347,7 @@ def _write_outputs(
             raise OutputError.of(options.html, exc) from None
 
 
-def _integrity(out: str, rows: Sequence[Row], spec: Any) -> dict[str, Any]:
+def _integrity(out: str, rows: Sequence[Row], spec: ClassReportSpec | None) -> dict[str, Any]:
     """The class's integrity flags and pairs (by the lab's `ClassReportSpec` `spec`),
     over every result in `out`: this batch's (their rows carry the evidence) and any
     other result file there, read."""
@@ -368,7 +370,7 @@ def _noted(row: Row, note: str) -> Row:
     return replace(row, note=note)
 
 
-def _digest(grading: Any, task: Task) -> str | None:
+def _digest(grading: Grading, task: Task) -> str | None:
     """The input digest grading `task` would give (for --resume), from its files."""
     from grader.batch_grading import refusals
     from grader.grade import submission_digest

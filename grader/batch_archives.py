@@ -23,7 +23,7 @@ import dataclasses
 import os
 import tempfile
 from collections.abc import Callable, Generator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.archives import (
     ArchiveCaps,
@@ -40,6 +40,10 @@ from grader.archives import (
 from grader.batch_grading import Task
 from grader.discovery import PlannedArchive
 from grader.outdir import EXTRACTED_PREFIX
+
+if TYPE_CHECKING:
+    from grader.lab import Lab
+    from grader.limits import Limits
 
 GROUP_BYTES = 64 * 1024 * 1024
 Say = Callable[..., str]
@@ -95,8 +99,8 @@ class ArchiveRun:
         tasks: Sequence[Task],
         out: str,
         caps: ArchiveCaps,
-        lab: Any,
-        limits: Any,
+        lab: Lab,
+        limits: Limits,
         budget: Budget,
         say: Say,
         jobs: int,

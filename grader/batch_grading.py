@@ -104,7 +104,7 @@ def error_result(grading: Grading, source: str, message: str, grader_error: bool
     )
 
 
-def _save(grading: Grading, task: Task, result: Any) -> Row:
+def _save(grading: Grading, task: Task, result: Result) -> Row:
     """Write the result file, and make its row and its integrity evidence from the result
     as a reader of that file gets it (as --resume reads it back).
 
