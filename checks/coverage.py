@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from checks.formats.chat_stream import ChatStream
     from grader.engine import Context
 
     Kind = Callable[[TaskTiming], bool]
-    from checks.formats.chat_stream import ChatStream
 
 FIRST_STEP = 2
 """The lab's first step with a request of its own (step 1 is the server itself)."""
@@ -56,7 +56,7 @@ def begins_at_start(log: ServerLog) -> bool:
     return first is None or log.starts[0].line < first
 
 
-def final_timings(stream: ChatStream) -> dict[str, Any]:
+def final_timings(stream: ChatStream | None) -> dict[str, Any]:
     """The `timings` of a stream's last chunk (as `checks.stream.final_timings`, which
     imports this module's users)."""
     chunks = stream.chunks if stream is not None else ()

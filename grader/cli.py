@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grader import __version__, cli_lab
 from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg, language, option_value, read
@@ -26,7 +26,6 @@ from grader.syspath import drop_working_directory
 if TYPE_CHECKING:
     import argparse
     from types import ModuleType
-    from typing import Any
 
     from grader.cli_commands import Arguments
     from grader.i18n import Catalog
@@ -34,14 +33,15 @@ if TYPE_CHECKING:
     from grader.result import Result
 
 # Commands whose modules are imported only when they run (or for their --help): `grader
-# check` must not pay for the batch runner or the class report. name -> its summary's id
+# check` must not pay for the batch runner or the class report. name -> (its summary's
+# id, its module)
 _HEAVY = {
-    "batch": "help.batch.summary",
-    "report": "help.report.summary",
-    "export": "help.export.summary",
-    "gradescope-zip": "help.gradescope_zip.summary",
-    "prairielearn": "help.prairielearn.summary",
-    "pyz": "help.pyz.summary",
+    "batch": ("help.batch.summary", "grader.batch_cli"),
+    "report": ("help.report.summary", "grader.class_report.cli"),
+    "export": ("help.export.summary", "grader.export.cli"),
+    "gradescope-zip": ("help.gradescope_zip.summary", "grader.gradescope_zip"),
+    "prairielearn": ("help.prairielearn.summary", "grader.prairielearn"),
+    "pyz": ("help.pyz.summary", "grader.pyz"),
 }
 
 
@@ -149,35 +149,15 @@ def _command(name: str, lab: Lab | None) -> Command:
 def _summary(name: str, lab: Lab | None) -> Command:
     """What `grader --help` lists of the command `name`, without importing its module."""
     if name in _HEAVY:
-        return Command(name, _HEAVY[name])
+        return Command(name, _HEAVY[name][0])
     return _command(name, lab)
 
 
 def _heavy(name: str) -> ModuleType:
     """The module of a heavy command, imported now."""
-    if name == "batch":
-        from grader import batch_cli
+    import importlib
 
-        return batch_cli
-    if name == "export":
-        from grader.export import cli as export_cli
-
-        return export_cli
-    if name == "gradescope-zip":
-        from grader import gradescope_zip
-
-        return gradescope_zip
-    if name == "prairielearn":
-        from grader import prairielearn
-
-        return prairielearn
-    if name == "pyz":
-        from grader import pyz
-
-        return pyz
-    from grader.class_report import cli as report_cli
-
-    return report_cli
+    return importlib.import_module(_HEAVY[name][1])
 
 
 def _color(choice: str, output: str | None) -> bool:

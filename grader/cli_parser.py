@@ -25,14 +25,12 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from grader.cli_commands import Command, language
 from grader.problems import Param
 
 if TYPE_CHECKING:
-    from typing import Any, NoReturn
-
     from grader.cli_commands import Arg
     from grader.i18n import Catalog
 
@@ -90,8 +88,7 @@ def terminal_columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            stdout = sys.__stdout__  # None when Python started without one
-            columns = os.get_terminal_size(stdout.fileno()).columns if stdout is not None else 0
+            columns = os.get_terminal_size(out.fileno()).columns if (out := sys.__stdout__) else 0
         except (AttributeError, ValueError, OSError):
             columns = 0
     return columns or 80
@@ -153,12 +150,10 @@ class HelpFormatter(argparse.HelpFormatter):
         """argparse's help, its section headings followed by the language's colon
         (`选项：`): argparse writes an ASCII `:` after each, whatever the language."""
         text = super().format_help()
-        if not _SPOKEN:
-            return text
-        catalog = _SPOKEN[-1]
-        for heading in getattr(self, "_headings", ()):
-            spoken = str(catalog.text("render.labelled", {"label": heading, "value": ""}))
-            text = text.replace(f"\n{heading}:\n", f"\n{spoken.rstrip()}\n")
+        for catalog in _SPOKEN[-1:]:  # the innermost `speaking` block's, when one runs
+            for heading in getattr(self, "_headings", ()):
+                spoken = str(catalog.text("render.labelled", {"label": heading, "value": ""}))
+                text = text.replace(f"\n{heading}:\n", f"\n{spoken.rstrip()}\n")
         return text
 
     # grader.render.wrap is imported only when help is shown: `grader check --format json`
@@ -248,9 +243,7 @@ def _filled(template: str, values: Mapping[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
-def root(
-    catalog: Catalog, description: str, params: Mapping[str, Param]
-) -> argparse.ArgumentParser:
+def root(catalog: Catalog, description: str, params: Mapping[str, Param]) -> Parser:
     """The `grader` parser itself (build it inside `speaking(catalog)`)."""
     return Parser(
         prog="grader",
@@ -286,14 +279,13 @@ def build(subparsers: Any, command: Command, catalog: Catalog, **keywords: Any) 
     return parser
 
 
-def listed(subparsers: Any, command: Command, catalog: Catalog) -> Parser:
+def listed(subparsers: Any, command: Command, catalog: Catalog) -> Any:
     """Add `command` to the subparsers of `grader` as `grader --help` lists it, its name
     and summary, without its arguments: only the command being run needs those, and
     building every command's parser was ≈12 % of a cold `grader check`."""
-    parser: Parser = subparsers.add_parser(
+    return subparsers.add_parser(
         command.name, help=_help(catalog, command.summary, command.params), add_help=False
     )
-    return parser
 
 
 def _translated(catalog: Catalog, msgid: str, count: int | None = None) -> str | None:

@@ -20,9 +20,13 @@ from grader.tomlfile import load_cached
 from grader.visible import visible
 
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
-    from grader.worded import Worded
+    class WordsItself(Protocol):
+        """A parameter that words itself in the catalog's language (`grader.worded.Worded`)."""
+
+        def text(self, catalog: Catalog) -> str: ...
+
 
 LANGUAGES = ("en", "ja", "ko", "zh")
 FALLBACK = "en"
@@ -86,7 +90,7 @@ class Catalog:
                 return table[key]
         return None
 
-    def _value(self, value: Param | Worded) -> str:
+    def _value(self, value: Param | WordsItself) -> str:
         if isinstance(value, Term):  # "string|null" reads "string / null"
             return " / ".join(self.raw(f"term.{part}") or part for part in value.split("|"))
         if isinstance(value, TitleOf):
@@ -96,7 +100,7 @@ class Catalog:
         return format_value(value)
 
     def plural(
-        self, key: str, count: int, params: Mapping[str, Param | Worded] | None = None
+        self, key: str, count: int, params: Mapping[str, Param | WordsItself] | None = None
     ) -> str | None:
         """`text` of the form of `key` that agrees with `count` (see `_plural_key`)."""
         return self.text(key, {**(params or {}), "count": count})
@@ -108,7 +112,7 @@ class Catalog:
         return singular if singular != key and self.raw(singular) is not None else key
 
     def text(
-        self, key: str | None, params: Mapping[str, Param | Worded] | None = None
+        self, key: str | None, params: Mapping[str, Param | WordsItself] | None = None
     ) -> str | None:
         """The message `key` filled with `params`; a message counting `{count}` (or `{n}`)
         things takes its singular form (`<key>_one`) when there is one thing."""
