@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     Request = TaskTiming | Cancel | Release
+    RequestKey = tuple[str | int, int]
+    """One request of the log (`request_key`): its server run and task, or its line."""
 
 MOST_MEASUREMENTS = 20
 """The lab makes 14 measurements. A file with far more (ttft.json and prefill.json take
@@ -100,7 +102,7 @@ class Item:
 
     def __init__(self, step: str, index: int, pointer: str) -> None:
         self.step, self.index, self.pointer = step, index, pointer
-        self.options: dict[Any, tuple[float, Request]] = {}
+        self.options: dict[RequestKey, tuple[float, Request]] = {}
 
     @property
     def label(self) -> str:
@@ -109,7 +111,7 @@ class Item:
         return f"{file} {self.pointer}" if self.pointer else file
 
 
-def request_key(log: ServerLog, request: Request) -> Any:
+def request_key(log: ServerLog, request: Request) -> RequestKey:
     """What makes two events one request: its task in its server run (task ids restart
     with the server), or its line for a request of no task."""
     if request.task is None:
@@ -174,7 +176,8 @@ def measurements(
                 assert isinstance(t, TaskTiming)
                 off = abs((pms or t.prompt_ms) - t.prompt_ms)
                 off += abs((ems or t.eval_ms or 0) - (t.eval_ms or 0))
-                return off / 2.0
+                mean: float = off / 2.0  # pms and ems are the stream's JSON numbers
+                return mean
 
             def offer_sse(item: Item, most: int, pms: Any = pms) -> None:
                 near = prompt_window.agreeing(pms) if pms is not None else range(len(candidates))
@@ -210,8 +213,11 @@ def measurements(
     if ttft is not None:
         for index, run in enumerate(ttft.get("runs") or []):
             tokens = run.get("tokens")
-            timed("ttft", index, f"/runs/{index}", run["ttft_ms"], run["total_ms"],
-                  lambda n, tokens=tokens: n == tokens)  # fmt: skip
+
+            def same_tokens(n: int | None, tokens: object = tokens) -> bool:
+                return n == tokens
+
+            timed("ttft", index, f"/runs/{index}", run["ttft_ms"], run["total_ms"], same_tokens)
 
     if prefill is not None:
         for index, entry in enumerate(prefill):
@@ -227,10 +233,12 @@ def measurements(
 
             def prefill_cost(t: Request, e: Any = entry) -> float:
                 assert isinstance(t, TaskTiming)
-                return abs(t.prompt_ms - e["prompt_ms"])
+                prompt_ms: float = e["prompt_ms"]
+                return abs(t.prompt_ms - prompt_ms)
 
-            def offer_prefill(item: Item, most: int, e: Any = entry, f: Any = prefill_fits,
-                              c: Any = prefill_cost) -> None:  # fmt: skip
+            def offer_prefill(item: Item, most: int, e: Any = entry,
+                              f: Callable[[TaskTiming], bool] = prefill_fits,
+                              c: Callable[[Request], float] = prefill_cost) -> None:  # fmt: skip
                 near = prompt_window.agreeing(e["prompt_ms"])
                 _offer(log, item, _fitting(candidates, near, f), c, most)
 
@@ -247,10 +255,12 @@ def measurements(
 
             def cache_cost(t: Request, e: Any = entry) -> float:
                 assert isinstance(t, TaskTiming)
-                return abs(e["ttft_ms"] - t.prompt_ms) / (settings.overhead_ms + 1.0)
+                ttft_ms: float = e["ttft_ms"]
+                return abs(ttft_ms - t.prompt_ms) / (settings.overhead_ms + 1.0)
 
-            def offer_cache(item: Item, most: int, e: Any = entry, f: Any = cache_fits,
-                            c: Any = cache_cost) -> None:  # fmt: skip
+            def offer_cache(item: Item, most: int, e: Any = entry,
+                            f: Callable[[TaskTiming], bool] = cache_fits,
+                            c: Callable[[Request], float] = cache_cost) -> None:  # fmt: skip
                 high = settings.overhead_ms + settings.noise(e["ttft_ms"]) + 1.0
                 near = prompt_window.nearest(e["ttft_ms"], max(high, e["ttft_ms"]))
                 _offer(log, item, _fitting(candidates, near, f), c, most)
@@ -331,7 +341,7 @@ class Assignment:
 
     def __init__(self, log: ServerLog, items: list[Item]) -> None:
         self.items = items
-        keys: list[Any] = sorted({key for item in items for key in item.options}, key=repr)
+        keys: list[RequestKey] = sorted({key for item in items for key in item.options}, key=repr)
         requests = {key: r for item in items for key, (_, r) in item.options.items()}
         keys.sort(key=lambda key: requests[key].line)  # the earlier request wins a tie
         column = {key: j for j, key in enumerate(keys)}
@@ -345,7 +355,7 @@ class Assignment:
             costs.append(row)
         chosen = _hungarian(costs) if items else []
         self.request: list[Request | None] = []
-        self.holder: dict[Any, Item] = {}
+        self.holder: dict[RequestKey, Item] = {}
         for item, j in zip(items, chosen, strict=True):
             if 0 <= j < len(keys) and keys[j] in item.options:
                 self.request.append(item.options[keys[j]][1])

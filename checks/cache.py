@@ -14,6 +14,8 @@ from grader.params import Number
 if TYPE_CHECKING:
     from typing import Any
 
+    from checks.formats.llama_log import TaskTiming
+
 STEPS = ("first", "second", "changed_prefix")
 
 
@@ -27,7 +29,8 @@ def _full_prompt(ctx: Context) -> int:
         twelve = entry_for(prefill, 12)
         if twelve is not None:
             sizes.append(twelve[1]["prompt_n"])
-    return max(sizes)
+    largest: int = max(sizes)  # prompt_n of the JSON files, validated integers
+    return largest
 
 
 @check(
@@ -48,7 +51,7 @@ def in_log(ctx: Context) -> None:
     candidates = [t for t in blocks(log) if t.line not in taken]
     entries = [cache[key] for key in STEPS]
 
-    def fits(entry: dict, timing) -> bool:  # type: ignore[no-untyped-def]
+    def fits(entry: dict[str, Any], timing: TaskTiming) -> bool:
         return timing.prompt_n == entry["prompt_n"] and first_token_fits(
             entry["ttft_ms"], timing, overhead
         )

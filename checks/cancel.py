@@ -12,7 +12,7 @@ from grader.params import Integer, Number
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any
+    from typing import Any, Literal
 
 
 def cut_off(log: ServerLog) -> list[Cancel | Release]:
@@ -22,7 +22,7 @@ def cut_off(log: ServerLog) -> list[Cancel | Release]:
 
 
 def _cancelled_agrees(
-    log: ServerLog, cancel: Cancel | Release, c: dict, early_ms: float, late_ms: float
+    log: ServerLog, cancel: Cancel | Release, c: dict[str, Any], early_ms: float, late_ms: float
 ) -> tuple[str, dict[str, Any]] | None:
     """Why a cancelled task contradicts cancel.json (message key, params), or None."""
     if cancel.task is None or isinstance(cancel, Release):
@@ -44,7 +44,7 @@ def _cancelled_agrees(
     return None
 
 
-def _in_prefill(c: dict, early_ms: float) -> float:
+def _in_prefill(c: dict[str, Any], early_ms: float) -> float:
     """How long after the close the server may see it when the close came while it was
     still computing the prompt (0: not such a close).
 
@@ -57,11 +57,12 @@ def _in_prefill(c: dict, early_ms: float) -> float:
     """
     if c["received_tokens"] != 0:
         return 0.0
-    return max(c["slot_idle_after_ms"] + early_ms, 0.0)
+    bound: float = max(c["slot_idle_after_ms"] + early_ms, 0.0)
+    return bound
 
 
 def _finished_agrees(
-    log: ServerLog, timing: TaskTiming, c: dict, early_ms: float
+    log: ServerLog, timing: TaskTiming, c: dict[str, Any], early_ms: float
 ) -> tuple[str, dict[str, Any]] | None:
     """Why a request that ran to max_tokens contradicts cancel.json, or None."""
     ran = (
@@ -71,24 +72,33 @@ def _finished_agrees(
     release = (
         log.release_of(timing.task, near_line=timing.line) if timing.task is not None else None
     )
-    if launch is not None and release is not None and None not in (launch.time_ms, release.time_ms):
-        ran = max(ran, release.time_ms - launch.time_ms)  # type: ignore[operator]
+    if (
+        launch is not None
+        and release is not None
+        and launch.time_ms is not None
+        and release.time_ms is not None
+    ):
+        ran = max(ran, release.time_ms - launch.time_ms)
     if c["closed_at_ms"] + c["slot_idle_after_ms"] + early_ms < ran:
         line = release.line if release is not None else timing.line
         return "ran_to_end", {"task": timing.task, "line": line, "seen": round(ran, 3)}
     return None
 
 
-def _residuals(log: ServerLog, cancels: list[Cancel | Release], c: dict) -> dict[str, float]:
+def _residuals(
+    log: ServerLog, cancels: list[Cancel | Release], c: dict[str, Any]
+) -> dict[str, float]:
     """How the log's times compare with cancel.json's, for the last cancelled task: when
     the server saw the close, minus closed_at_ms; when it released the slot, minus the
     close plus the idle time the client measured."""
     out: dict[str, float] = {}
-    if not cancels or cancels[-1].task is None or isinstance(cancels[-1], Release):
+    if not cancels:
         return out
     cancel = cancels[-1]
-    launch = log.launch_of(cancel.task, near_line=cancel.line)  # type: ignore[arg-type]
-    release = log.release_of(cancel.task, near_line=cancel.line)  # type: ignore[arg-type]
+    if cancel.task is None or isinstance(cancel, Release):
+        return out
+    launch = log.launch_of(cancel.task, near_line=cancel.line)
+    release = log.release_of(cancel.task, near_line=cancel.line)
     if launch is None or launch.time_ms is None:
         return out
     if cancel.time_ms is not None:
@@ -102,7 +112,7 @@ def _residuals(log: ServerLog, cancels: list[Cancel | Release], c: dict) -> dict
 
 
 def _stories(
-    log: ServerLog, c: dict, early_ms: float, late_ms: float
+    log: ServerLog, c: dict[str, Any], early_ms: float, late_ms: float
 ) -> Iterator[tuple[str, dict[str, Any]] | None]:
     """How each cut-off task and each request that ran to max_tokens contradicts
     cancel.json (None: it agrees), the latest first.
@@ -130,7 +140,8 @@ def in_log(ctx: Context) -> None:
     c = ctx["cancel"]
     log: ServerLog = ctx["log"]
     stories = _stories(log, c, ctx.param("early_ms"), ctx.param("late_ms"))
-    first = next(stories, False)  # False: no task was cut off, none ran to max_tokens
+    # False: no task was cut off, none ran to max_tokens
+    first: tuple[str, dict[str, Any]] | Literal[False] | None = next(stories, False)
     if first is False:
         raise Fail(
             "no_request",
@@ -162,7 +173,7 @@ def in_log(ctx: Context) -> None:
 
 def _first_byte_late(
     log: ServerLog | None,
-    c: dict,
+    c: dict[str, Any],
     close_max_ms: float,
     window: tuple[float, float],
     max_unseen: int,
@@ -316,7 +327,8 @@ def prefill_wait(log: ServerLog | None, cancel: Any) -> float:
         launch = log.launch_of(event.task, near_line=event.line)
         if launch is None or launch.time_ms is None:
             continue
-        return max(event.time_ms - launch.time_ms - cancel["closed_at_ms"], 0.0)
+        wait: float = max(event.time_ms - launch.time_ms - cancel["closed_at_ms"], 0.0)
+        return wait
     return 0.0
 
 

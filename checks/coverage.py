@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from checks.formats.chat_stream import ChatStream
     from grader.engine import Context
 
     Kind = Callable[[TaskTiming], bool]
@@ -55,7 +56,7 @@ def begins_at_start(log: ServerLog) -> bool:
     return first is None or log.starts[0].line < first
 
 
-def final_timings(stream: Any) -> dict[str, Any]:
+def final_timings(stream: ChatStream | None) -> dict[str, Any]:
     """The `timings` of a stream's last chunk (as `checks.stream.final_timings`, which
     imports this module's users)."""
     chunks = stream.chunks if stream is not None else ()

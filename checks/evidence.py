@@ -21,9 +21,9 @@ import bisect
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, cast
 
-from checks.formats.llama_log import ServerLog, TaskTiming
+from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 
 if TYPE_CHECKING:
     from typing import Any, TypeVar
@@ -43,7 +43,7 @@ def _resolution_of(value: float | int) -> float:
     return 0.5 * 10.0 ** (-len(text.partition(".")[2]))
 
 
-class _Resolutions(dict):
+class _Resolutions(dict[float, float]):
     """The resolutions found so far, by value: a dict's own look-up answers for a value
     seen before, and `__missing__` computes one not seen yet.
 
@@ -189,8 +189,9 @@ class Window:
             kept = [
                 j for j, value in enumerate(numbers) if value is not None and -_INF < value < _INF
             ]
-        self._order = sorted(kept, key=numbers.__getitem__)  # stable: equal ones by position
-        self._numbers = list(map(numbers.__getitem__, self._order))
+        values = cast("list[float]", numbers)  # at the positions kept, never None
+        self._order = sorted(kept, key=values.__getitem__)  # stable: equal ones by position
+        self._numbers = list(map(values.__getitem__, self._order))
 
     def nearest(self, value: float, distance: float) -> Iterator[int]:
         """Positions of the candidates whose number is within `distance` of `value`
@@ -281,7 +282,14 @@ def task_label(timing: TaskTiming) -> str:
     return str(timing.task) if timing.task is not None else "?"
 
 
-def request_params(timing: TaskTiming) -> dict[str, int | str]:
+class RequestParams(TypedDict):
+    """A request of the log in a message's parameters (`request_params`)."""
+
+    task: int | str
+    line: int
+
+
+def request_params(timing: TaskTiming | Cancel | Release) -> RequestParams:
     """How a message names a request of the log: its task id ("?" in the oldest logs,
     which print none) and the line of its timing block."""
     return {"task": timing.task if timing.task is not None else "?", "line": timing.line}

@@ -188,3 +188,4 @@ def cancel_task(ctx: Context) -> Note | None:
             lines=log.line_count,
             at=ctx.at("log", line=None),
         )
+    return None

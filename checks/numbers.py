@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 
 def close(a: float, b: float, abs_tol: float, rel_tol: float = 0.0) -> bool:
@@ -46,7 +47,7 @@ def median(values: Iterable[float]) -> float:
     return medians(sorted(values))[-1]
 
 
-def entry_for(entries: Sequence[dict], docs: int) -> tuple[int, dict] | None:
+def entry_for(entries: Sequence[dict[str, Any]], docs: int) -> tuple[int, dict[str, Any]] | None:
     """Index and entry of prefill.json for `docs` documents, if there is one."""
     for index, entry in enumerate(entries):
         if entry.get("docs") == docs:

@@ -167,7 +167,7 @@ def ttft_covers_prefill(ctx: Context) -> None:
             )
 
 
-def _full_size_from_log(log: Any, entry: dict[str, Any]) -> int | None:
+def _full_size_from_log(log: ServerLog, entry: dict[str, Any]) -> int | None:
     """The whole prompt size of the task that produced `entry`, from the server log."""
     for timing in log.timings:
         if timing.prompt_n == entry["prompt_n"] and agree(timing.prompt_ms, entry["prompt_ms"]):

@@ -107,7 +107,8 @@ def _registry_text() -> str:
 @cache
 def registry() -> dict[str, Any]:
     """The shipped registry: sample name -> {"files": {file: sha256}, "ids": [...]}."""
-    return json.loads(_registry_text())["samples"]
+    samples: dict[str, Any] = json.loads(_registry_text())["samples"]
+    return samples
 
 
 def may_share(values: Iterable[str]) -> bool:

@@ -49,7 +49,7 @@ def _views(log: ServerLog) -> tuple[ByTask, ByTask, ByTask]:
     if found is None:
         story = log.story
         found = log.views["story"] = (ByTask(story.sizes), ByTask(story.kept), ByTask(story.whole))
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def _block_problem(log: ServerLog) -> Fail | None:

@@ -28,8 +28,9 @@ def final_timings(stream: ChatStream) -> dict[str, Any] | None:
 
 def _number(timings: dict[str, Any], key: str) -> float | None:
     value = timings.get(key)
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return float(value) if ok and math.isfinite(value) else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 @check(
@@ -107,9 +108,7 @@ def one_response(ctx: Context) -> None:
     if len(ids) > 1:
         raise Fail("ids", expected=1, found=len(ids), first=str(ids[0])[:60], at=ctx.at("sse"))
     created = [
-        (e.chunk or {}).get("created", None)
-        for e in stream.chunks
-        if isinstance((e.chunk or {}).get("created"), int)
+        stamp for e in stream.chunks if isinstance(stamp := (e.chunk or {}).get("created"), int)
     ]
     for index in range(1, len(created)):
         if created[index] < created[index - 1]:

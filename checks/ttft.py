@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from checks.coverage import unconfirmed
 from checks.evidence import (
@@ -49,21 +49,22 @@ def in_log(ctx: Context) -> None:
         ctx.param("overhead_ms"),
     )
 
-    def noise_of(run: dict) -> float:
+    def noise_of(run: dict[str, Any]) -> float:
         """The noise allowed for this run: it grows with its time from first token to end."""
         return duration_noise(run["total_ms"] - run["ttft_ms"], noise_ms, share)
 
-    def cost(run: dict, timing) -> float:  # type: ignore[no-untyped-def]
-        return abs(run["total_ms"] - run["ttft_ms"] - (timing.eval_ms or 0))
+    def cost(run: dict[str, Any], timing: TaskTiming) -> float:
+        off: float = abs(run["total_ms"] - run["ttft_ms"] - (timing.eval_ms or 0))
+        return off
 
-    def fits(run: dict, timing) -> bool:  # type: ignore[no-untyped-def]
+    def fits(run: dict[str, Any], timing: TaskTiming) -> bool:
         return (
             timing.eval_n == run["tokens"]
             and generation_fits(run["total_ms"] - run["ttft_ms"], timing, noise_of(run))
             and first_token_fits(run["ttft_ms"], timing, overhead)
         )
 
-    def near(window: Window) -> Callable[[dict], Iterator[int]]:
+    def near(window: Window) -> Callable[[dict[str, Any]], Iterator[int]]:
         """The blocks whose `eval time` can agree with a run's time from first token to
         end, nearest first (as `cost` measures)."""
         return lambda run: window.agreeing(run["total_ms"] - run["ttft_ms"], noise_of(run))
@@ -97,20 +98,20 @@ def in_log(ctx: Context) -> None:
         run = runs[bad]
         bad = ctx["ttft"]["runs"].index(run)
         generated = round(run["total_ms"] - run["ttft_ms"], 3)
-        near = nearest(candidates, run["tokens"], generated)
+        closest = nearest(candidates, run["tokens"], generated)
         at = ctx.at("ttft", f"/runs/{bad}/total_ms")
         if any(fits(run, t) for t in candidates):
             raise Fail("shared", found=generated, index=bad, at=at)
-        if near is None:
+        if closest is None:
             raise Fail("no_tokens", expected=run["tokens"], found="—", index=bad, at=at)
         raise Fail(
             "absent",
-            expected=near.eval_ms,
+            expected=closest.eval_ms,
             found=generated,
             index=bad,
             tokens=run["tokens"],
-            **request_params(near),
-            prompt_ms=near.prompt_ms,
+            **request_params(closest),
+            prompt_ms=closest.prompt_ms,
             ttft=run["ttft_ms"],
             noise=round(noise_of(run), 1),
             at=at,

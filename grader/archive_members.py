@@ -180,7 +180,8 @@ def _tar_members(path: str, caps: ArchiveCaps) -> Iterator[tuple[Iterator[Member
                 member = archive.next()
                 if member is None:
                     return
-                archive.members.clear()
+                # (TarFile.members is missing from the typing stubs)
+                archive.members.clear()  # type: ignore[attr-defined]
                 count += 1
                 if count > caps.members:
                     raise ArchiveError("archive.more_members", cap=caps.members)

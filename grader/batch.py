@@ -58,7 +58,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from grader.archives import ArchiveCaps, Budget
 from grader.batch_archives import ArchiveRun, with_notes
@@ -83,6 +83,11 @@ from grader.outdir import claim
 from grader.progress import Progress
 from grader.visible import visible_data
 from grader.worded import Worded
+
+if TYPE_CHECKING:
+    from grader.batch_grading import Grading
+    from grader.class_report.spec import ClassReportSpec
+    from grader.i18n import Catalog
 
 DERIVED = ("gradebook.csv", "summary.json")
 
@@ -121,7 +126,7 @@ def make_tasks(found: Sequence[Found]) -> list[Task]:
     return sorted(tasks, key=lambda t: t.id)
 
 
-def _say(catalog: Any) -> Callable[..., str]:
+def _say(catalog: Catalog) -> Callable[..., str]:
     """`say(message_id, **params)`: the sentence in the batch's language; a parameter
     that is `Worded` (an archive's refusal, say) is worded in it too."""
 
@@ -322,7 +327,7 @@ def _write_outputs(
     check_ids: Sequence[str],
     archives: Sequence[dict[str, Any]],
     options: _Options,
-    spec: Any,
+    spec: ClassReportSpec | None,
 ) -> None:
     integrity = _integrity(out, rows, spec)
     cells = integrity_cells(integrity)
@@ -342,7 +347,7 @@ def _write_outputs(
             raise OutputError.of(options.html, exc) from None
 
 
-def _integrity(out: str, rows: Sequence[Row], spec: Any) -> dict[str, Any]:
+def _integrity(out: str, rows: Sequence[Row], spec: ClassReportSpec | None) -> dict[str, Any]:
     """The class's integrity flags and pairs (by the lab's `ClassReportSpec` `spec`),
     over every result in `out`: this batch's (their rows carry the evidence) and any
     other result file there, read."""
@@ -365,7 +370,7 @@ def _noted(row: Row, note: str) -> Row:
     return replace(row, note=note)
 
 
-def _digest(grading: Any, task: Task) -> str | None:
+def _digest(grading: Grading, task: Task) -> str | None:
     """The input digest grading `task` would give (for --resume), from its files."""
     from grader.batch_grading import refusals
     from grader.grade import submission_digest

@@ -22,8 +22,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Generator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from grader.archives import (
     ArchiveCaps,
@@ -40,6 +40,10 @@ from grader.archives import (
 from grader.batch_grading import Task
 from grader.discovery import PlannedArchive
 from grader.outdir import EXTRACTED_PREFIX
+
+if TYPE_CHECKING:
+    from grader.lab import Lab
+    from grader.limits import Limits
 
 GROUP_BYTES = 64 * 1024 * 1024
 Say = Callable[..., str]
@@ -74,7 +78,11 @@ def with_notes(tasks: Sequence[Task], archives: Sequence[PlannedArchive], say: S
     }
     out = []
     for task in tasks:
-        found = rows.get((task.archive, task.row)) if task.row is not None else None
+        found = (
+            rows.get((task.archive, task.row))
+            if task.archive is not None and task.row is not None  # (no row without both)
+            else None
+        )
         if found is not None:
             task = dataclasses.replace(task, note=row_note(say, *found))
         out.append(task)
@@ -91,8 +99,8 @@ class ArchiveRun:
         tasks: Sequence[Task],
         out: str,
         caps: ArchiveCaps,
-        lab: Any,
-        limits: Any,
+        lab: Lab,
+        limits: Limits,
         budget: Budget,
         say: Say,
         jobs: int,
@@ -141,7 +149,7 @@ class ArchiveRun:
         self.extracted[number] = extraction
         return self._ready(number, extraction), sum(r.bytes for r in extraction.values())
 
-    def groups(self) -> Iterator[list[Task]]:
+    def groups(self) -> Generator[list[Task], None, None]:
         """Each group's tasks, ready to grade; the group's files are deleted when the
         next group is asked for (and at the end, or on an error)."""
         root = tempfile.mkdtemp(prefix=EXTRACTED_PREFIX, dir=self.out)

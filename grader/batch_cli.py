@@ -16,11 +16,14 @@ import argparse
 import os
 import sys
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg
 from grader.cli_parser import build, english, parse_alone, said
 from grader.exits import EXIT_NOT_GRADED, interrupted_status
+
+if TYPE_CHECKING:
+    from grader.i18n import Catalog
 
 
 def _jobs(text: str) -> int:
@@ -57,7 +60,7 @@ COMMAND = Command(
 """`grader batch`'s arguments (`grader.cli_commands`); `run(args)` runs it."""
 
 
-def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
+def add_parser(subparsers: Any, catalog: Catalog | None = None) -> argparse.ArgumentParser:
     """Add `batch` to the `grader` command's subparsers, in `catalog`'s language
     (English by default)."""
     return build(subparsers, COMMAND, catalog or english())
@@ -106,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from grader.visible import visible, visible_path
 
     lang = args.lang or language_from_environment()
-    catalog: Any = Catalog(lang, ("grader",))
+    catalog = Catalog(lang, ("grader",))
 
     def tell(message_id: str, **params: Any) -> None:
         text = str(catalog.text(message_id, params) or message_id)
@@ -126,9 +129,9 @@ def run(args: argparse.Namespace) -> int:
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         tell("batch.out_not_a_folder", out=visible_path(args.out))
         return EXIT_NOT_GRADED
-    graded = out_overlaps(args.out, args.paths, {a.filename for a in lab.artifacts})
-    if graded is not None:
-        tell("batch.out_overlaps", out=visible_path(args.out), path=visible_path(graded))
+    overlap = out_overlaps(args.out, args.paths, {a.filename for a in lab.artifacts})
+    if overlap is not None:
+        tell("batch.out_overlaps", out=visible_path(args.out), path=visible_path(overlap))
         return EXIT_NOT_GRADED
     try:
         load_lab_rubric(lab, args.rubric)

@@ -17,11 +17,17 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.batch_rows import Row, result_evidence, row_of
 from grader.faults import write_output
 from grader.result import Result
+
+if TYPE_CHECKING:
+    from grader.class_report.spec import ClassReportSpec
+    from grader.i18n import Catalog
+    from grader.lab import Lab
+    from grader.rubric import Rubric
 
 
 @dataclass(frozen=True)
@@ -43,12 +49,12 @@ class Task:
 class Grading:
     """What grading needs, loaded once per process."""
 
-    lab: Any
-    rubric: Any
+    lab: Lab
+    rubric: Rubric
     lang: str
     results: str
-    catalog: Any
-    spec: Any  # the lab's ClassReportSpec (or None): what a row's integrity evidence is
+    catalog: Catalog
+    spec: ClassReportSpec | None  # what a row's integrity evidence is
 
 
 STATE: dict[str, Grading] = {}
@@ -97,7 +103,7 @@ def error_result(grading: Grading, source: str, message: str, grader_error: bool
     )
 
 
-def _save(grading: Grading, task: Task, result: Any) -> Row:
+def _save(grading: Grading, task: Task, result: Result) -> Row:
     """Write the result file, and make its row and its integrity evidence from the result
     as a reader of that file gets it (as --resume reads it back).
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.result import NotAResult, Result, read_result
 from grader.visible import visible
+
+if TYPE_CHECKING:
+    from grader.class_report.spec import ClassReportSpec
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,9 @@ def row_of(task_id: str, result: Result) -> Row:
     )
 
 
-def read_back(results: str, task_id: str, source: str, digest: str | None, spec: Any) -> Row | None:
+def read_back(
+    results: str, task_id: str, source: str, digest: str | None, spec: ClassReportSpec | None
+) -> Row | None:
     """The row of `results/<id>.json` if it is this submission's result for these inputs
     (a valid result whose source and input digest match), else None: the submission is
     graded again. `spec`: the lab's `ClassReportSpec` (or None), for the row's evidence."""
@@ -77,7 +82,7 @@ def read_back(results: str, task_id: str, source: str, digest: str | None, spec:
     return replace(row_of(task_id, result), source=source, evidence=evidence)
 
 
-def result_evidence(task_id: str, result: Result, spec: Any) -> Any:
+def result_evidence(task_id: str, result: Result, spec: ClassReportSpec | None) -> Any:
     """The integrity evidence of a result as written (its visible form), as the class
     report's `Student` of it gives it, by the lab's `ClassReportSpec` `spec`."""
     from grader.class_report import integrity

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grader import __version__, cli_lab
 from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg, language, option_value, read
@@ -25,23 +25,27 @@ from grader.syspath import drop_working_directory
 
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
+    from types import ModuleType
 
     from grader.cli_commands import Arguments
+    from grader.i18n import Catalog
+    from grader.lab import Lab
+    from grader.result import Result
 
 # Commands whose modules are imported only when they run (or for their --help): `grader
-# check` must not pay for the batch runner or the class report. name -> its summary's id
+# check` must not pay for the batch runner or the class report. name -> (its summary's
+# id, its module)
 _HEAVY = {
-    "batch": "help.batch.summary",
-    "report": "help.report.summary",
-    "export": "help.export.summary",
-    "gradescope-zip": "help.gradescope_zip.summary",
-    "prairielearn": "help.prairielearn.summary",
-    "pyz": "help.pyz.summary",
+    "batch": ("help.batch.summary", "grader.batch_cli"),
+    "report": ("help.report.summary", "grader.class_report.cli"),
+    "export": ("help.export.summary", "grader.export.cli"),
+    "gradescope-zip": ("help.gradescope_zip.summary", "grader.gradescope_zip"),
+    "prairielearn": ("help.prairielearn.summary", "grader.prairielearn"),
+    "pyz": ("help.pyz.summary", "grader.pyz"),
 }
 
 
-def _check_command(lab: Any) -> Command:
+def _check_command(lab: Lab | None) -> Command:
     """`grader check`: its options depend on the lab (its default folder, its path options)."""
     from grader.render import FORMATS
 
@@ -89,7 +93,7 @@ def _check_command(lab: Any) -> Command:
 COLORS = ("auto", "always", "never")
 
 
-def _chosen_lab(argv: Sequence[str]) -> Any:
+def _chosen_lab(argv: Sequence[str]) -> Lab | None:
     """The lab the command line names (or the only installed one); None when none can be
     chosen: the parser is then built without the lab's options, and the command says why."""
     from grader.labs import LabError, choose
@@ -100,7 +104,7 @@ def _chosen_lab(argv: Sequence[str]) -> Any:
         return None
 
 
-_VERSION = {"action": "version", "version": f"%(prog)s {__version__}"}
+_VERSION: dict[str, Any] = {"action": "version", "version": f"%(prog)s {__version__}"}
 ROOT_ARGS = (
     arg("-V", "--version", help="help.grader.version", **_VERSION),
     arg("--lang", choices=LANG.options["choices"], dest="root_lang", help=LANG.help),
@@ -108,7 +112,7 @@ ROOT_ARGS = (
 """The options of `grader` itself, before the command."""
 
 
-def _parser(argv: Sequence[str], lab: Any, catalog: Any) -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str], lab: Lab | None, catalog: Catalog) -> argparse.ArgumentParser:
     """The `grader` parser, every word from `catalog` (build it inside `speaking`)."""
     from grader.cli_parser import add_args, build, listed, root
 
@@ -132,37 +136,28 @@ def _parser(argv: Sequence[str], lab: Any, catalog: Any) -> argparse.ArgumentPar
     return parser
 
 
-def _command(name: str, lab: Any) -> Command:
+def _command(name: str, lab: Lab | None) -> Command:
     """The declaration of the command `name` (a heavy one's module imported now)."""
     if name == "check":
         return _check_command(lab)
     if name in cli_lab.COMMANDS:
         return cli_lab.COMMANDS[name]
-    return _heavy(name).COMMAND
+    command: Command = _heavy(name).COMMAND
+    return command
 
 
-def _summary(name: str, lab: Any) -> Command:
+def _summary(name: str, lab: Lab | None) -> Command:
     """What `grader --help` lists of the command `name`, without importing its module."""
     if name in _HEAVY:
-        return Command(name, _HEAVY[name])
+        return Command(name, _HEAVY[name][0])
     return _command(name, lab)
 
 
-def _heavy(name: str) -> Any:
+def _heavy(name: str) -> ModuleType:
     """The module of a heavy command, imported now."""
-    if name == "batch":
-        from grader import batch_cli as module
-    elif name == "export":
-        from grader.export import cli as module
-    elif name == "gradescope-zip":
-        from grader import gradescope_zip as module
-    elif name == "prairielearn":
-        from grader import prairielearn as module
-    elif name == "pyz":
-        from grader import pyz as module
-    else:
-        from grader.class_report import cli as module
-    return module
+    import importlib
+
+    return importlib.import_module(_HEAVY[name][1])
 
 
 def _color(choice: str, output: str | None) -> bool:
@@ -171,7 +166,7 @@ def _color(choice: str, output: str | None) -> bool:
     return output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _catalog(lang: str | None, lab: Any = None) -> Any:
+def _catalog(lang: str | None, lab: Lab | None = None) -> Catalog:
     """The catalog of `lab` (the engine's alone without one) in `lang` or the user's."""
     from grader.i18n import Catalog, language_from_environment
 
@@ -183,7 +178,7 @@ def _catalog(lang: str | None, lab: Any = None) -> Any:
     return catalog_for(lab, lang)
 
 
-def _lab(args: Arguments) -> Any:
+def _lab(args: Arguments) -> Lab:
     """The lab the command runs; raises `LabError` when none can be chosen."""
     from grader.labs import choose
 
@@ -269,7 +264,7 @@ def _width(output: str | None) -> int:
     return 80
 
 
-def _render(args: Arguments, result: Any, catalog: Any, **extra: Any) -> None:
+def _render(args: Arguments, result: Result, catalog: Catalog, **extra: Any) -> None:
     from grader.render import RenderOptions, renderer
 
     options = RenderOptions(
@@ -283,7 +278,9 @@ def _render(args: Arguments, result: Any, catalog: Any, **extra: Any) -> None:
     _write(renderer(args.format)(result, options), args.output)
 
 
-def _internal_error(args: Arguments, catalog: Any, exc: Exception, rubric: str, lab: str) -> int:
+def _internal_error(
+    args: Arguments, catalog: Catalog, exc: Exception, rubric: str, lab: str
+) -> int:
     """Say that the grader failed (not the student), and where a machine reads results,
     give it a valid result that says so: `gradable` false, `grader_error` true."""
     from grader.result import Result
@@ -336,14 +333,14 @@ _QUICK = ("check", *cli_lab.COMMANDS)
 (`grader.cli_commands.read`): the heavy ones import argparse with their modules anyway."""
 
 
-def _quick_read(argv: Sequence[str], lab: Any) -> Arguments | None:
+def _quick_read(argv: Sequence[str], lab: Lab | None) -> Arguments | None:
     """`argv` read from the commands' tables when it is plain (`grader.cli_commands.read`),
     else None."""
     commands = {name: _command(name, lab) for name in _QUICK if name in argv}
     return read(argv, ROOT_ARGS, commands, "command")
 
 
-def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
+def _read(argv: Sequence[str] | None) -> tuple[Arguments, Lab | None]:
     """The command line parsed, and the lab it runs (the lab's modules imported on the
     way). A plain command line is read from the commands' tables; any other is parsed by
     argparse, which speaks the catalog's words (its errors too: exit 2)."""
@@ -366,7 +363,7 @@ def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
     return args, lab
 
 
-def _run(args: Arguments, lab: Any) -> int:
+def _run(args: Arguments, lab: Lab | None) -> int:
     """The command `args` names, its exit status (the README's table)."""
     try:
         if args.command == "prairielearn":  # it runs `grader check`: given, not imported

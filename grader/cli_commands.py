@@ -100,7 +100,7 @@ def language(argv: list[str] | tuple[str, ...]) -> str:
     return named if named in LANGUAGES else language_from_environment()
 
 
-def option_value(argv: list[str] | tuple[str, ...], option: str) -> str | None:
+def option_value(argv: Sequence[str], option: str) -> str | None:
     """The value of `option` on the command line (`--lang ja`, `--lang=ja`), read before
     the parser is built: the lab and the language shape it."""
     for index, given in enumerate(argv):

@@ -18,9 +18,9 @@ from grader.cli_io import say, write
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from grader.cli_commands import Arguments
+    from grader.i18n import Catalog
+    from grader.lab import Lab
 
 COMMANDS = {
     "checks": Command(
@@ -39,7 +39,7 @@ COMMANDS = {
 """The declarations of these commands' arguments (`grader.cli_commands`)."""
 
 
-def _catalog(args: Arguments, lab: Any) -> Any:
+def _catalog(args: Arguments, lab: Lab | None) -> Catalog:
     from grader.grade import catalog_for
     from grader.i18n import Catalog, language_from_environment
 
@@ -47,7 +47,7 @@ def _catalog(args: Arguments, lab: Any) -> Any:
     return catalog_for(lab, lang) if lab is not None else Catalog(lang, ("grader",))
 
 
-def check_title(lab: Any, check_id: str, catalog: Any) -> str:
+def check_title(lab: Lab, check_id: str, catalog: Catalog) -> str:
     """The title of one of the lab's checks, in the catalog's language."""
     files = {f"{a.name}.schema": a.filename for a in lab.artifacts}
     if check_id in files:

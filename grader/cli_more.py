@@ -14,9 +14,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     from grader.cli_commands import Arguments
+    from grader.i18n import Catalog
+    from grader.lab import Lab
+    from grader.problems import Param
+    from grader.result import Result
 
 
-def also_outputs(values: list[str] | None, catalog: Any) -> list[tuple[str, str]] | None:
+def also_outputs(values: list[str] | None, catalog: Catalog) -> list[tuple[str, str]] | None:
     """`--also FORMAT:FILE`, each as (format, file); None (having said why) when one is
     not a format of the grader with a file."""
     from grader.render import FORMATS
@@ -32,7 +36,7 @@ def also_outputs(values: list[str] | None, catalog: Any) -> list[tuple[str, str]
     return found
 
 
-def wanted_checks(lab: Any, args: Arguments, catalog: Any) -> set[str] | None:
+def wanted_checks(lab: Lab, args: Arguments, catalog: Catalog) -> set[str] | None:
     """The check ids `--step` and `--check` ask for (empty: every check); None (having
     said why, with the nearest names) when one names no step or check of the lab."""
     ids = lab.all_check_ids()
@@ -56,7 +60,7 @@ def wanted_checks(lab: Any, args: Arguments, catalog: Any) -> set[str] | None:
     return wanted
 
 
-def subset(result: Any, wanted: set[str], args: Arguments, catalog: Any) -> Any:
+def subset(result: Result, wanted: set[str], args: Arguments, catalog: Catalog) -> Result:
     """The result of the checks asked for alone (graded with all the others, so that what
     they wait for was judged), its score theirs; the rest said on stderr, never hidden."""
     from dataclasses import replace
@@ -70,7 +74,12 @@ def subset(result: Any, wanted: set[str], args: Arguments, catalog: Any) -> Any:
     left = len(result.checks) - len(kept)
     asked = ", ".join(v for v in (args.step, args.check) if v)
     points = sum(c.max_points for c in kept)
-    params = {"asked": asked, "count": len(kept), "points": f"{points:g}", "rest": left}
+    params: dict[str, Param] = {
+        "asked": asked,
+        "count": len(kept),
+        "points": f"{points:g}",
+        "rest": left,
+    }
     say(catalog.text("cli.subset", params) or asked)
     return replace(
         result,
@@ -86,14 +95,14 @@ def subset(result: Any, wanted: set[str], args: Arguments, catalog: Any) -> Any:
     )
 
 
-def render_as(fmt: str, path: str, result: Any, catalog: Any, **extra: Any) -> None:
+def render_as(fmt: str, path: str, result: Result, catalog: Catalog, **extra: Any) -> None:
     """The result in format `fmt`, written atomically into `path` (no colour, 80 columns)."""
     from grader.render import RenderOptions, renderer
 
     _write(renderer(fmt)(result, RenderOptions(catalog, False, False, False, 80, **extra)), path)
 
 
-def say_sample_hint(lab: Any, catalog: Any) -> None:
+def say_sample_hint(lab: Lab, catalog: Catalog) -> None:
     """Say how to try the grader on the lab's bundled sample, if it ships one."""
     from grader.samples import sample_folder
 
@@ -101,7 +110,7 @@ def say_sample_hint(lab: Any, catalog: Any) -> None:
         say(catalog.text("cli.try_sample", {"sample": lab.sample}) or lab.sample)
 
 
-def sample_folder_named(lab: Any, name: str, catalog: Any, fmt: str = "text") -> str | None:
+def sample_folder_named(lab: Lab, name: str, catalog: Catalog, fmt: str = "text") -> str | None:
     """The folder of the bundled sample `name`; None (having said why) when there is none.
     A format other than text gets on stderr what the text report says at its top: that
     this is a public sample, which scores nothing of its own when handed in."""

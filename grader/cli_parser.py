@@ -25,15 +25,14 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from grader.cli_commands import Command, language
 from grader.problems import Param
 
 if TYPE_CHECKING:
-    from typing import Any, NoReturn
-
     from grader.cli_commands import Arg
+    from grader.i18n import Catalog
 
 ARGPARSE_WORDS: dict[str, tuple[str, Mapping[str, str]]] = {
     # msgid -> (key in `[argparse]`, catalog placeholder -> argparse's own % specifier)
@@ -89,7 +88,7 @@ def terminal_columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+            columns = os.get_terminal_size(out.fileno()).columns if (out := sys.__stdout__) else 0
         except (AttributeError, ValueError, OSError):
             columns = 0
     return columns or 80
@@ -151,10 +150,10 @@ class HelpFormatter(argparse.HelpFormatter):
         """argparse's help, its section headings followed by the language's colon
         (`选项：`): argparse writes an ASCII `:` after each, whatever the language."""
         text = super().format_help()
-        catalog = _SPOKEN[-1] if _SPOKEN else None
-        for heading in getattr(self, "_headings", ()) if catalog is not None else ():
-            spoken = str(catalog.text("render.labelled", {"label": heading, "value": ""}))
-            text = text.replace(f"\n{heading}:\n", f"\n{spoken.rstrip()}\n")
+        for catalog in _SPOKEN[-1:]:  # the innermost `speaking` block's, when one runs
+            for heading in getattr(self, "_headings", ()):
+                spoken = str(catalog.text("render.labelled", {"label": heading, "value": ""}))
+                text = text.replace(f"\n{heading}:\n", f"\n{spoken.rstrip()}\n")
         return text
 
     # grader.render.wrap is imported only when help is shown: `grader check --format json`
@@ -170,7 +169,7 @@ class HelpFormatter(argparse.HelpFormatter):
         return "\n".join(wrap(" ".join(text.split()), width, indent))
 
 
-def _help(catalog: Any, key: str | None, params: Mapping[str, Param]) -> str | None:
+def _help(catalog: Catalog, key: str | None, params: Mapping[str, Param]) -> str | None:
     """The catalog's text of `key`, its `%` doubled: argparse %-formats help texts."""
     if key is None:
         return None
@@ -183,7 +182,7 @@ class Parser(argparse.ArgumentParser):
     its `-h` and its errors; its subparsers are of this class too (argparse's default)."""
 
     def __init__(self, *args: Any, add_help: bool = True, **options: Any) -> None:
-        super().__init__(*args, add_help=False, **options)
+        super().__init__(*args, **{**options, "add_help": False})  # (mypy: not twice)
         if add_help:  # as argparse adds it, its help text in the catalog's words
             text = word("show this help message and exit").replace("%", "%%")
             self.add_argument("-h", "--help", action="help", help=text)
@@ -192,8 +191,8 @@ class Parser(argparse.ArgumentParser):
         """argparse's: the usage, then the error, exit 2; in the catalog's words."""
         self.print_usage(sys.stderr)
         catalog = _SPOKEN[-1] if _SPOKEN else None
-        template = catalog and _translated(catalog, "%(prog)s: error: %(message)s\n")
-        if not template:  # argparse's own English
+        template = _translated(catalog, "%(prog)s: error: %(message)s\n") if catalog else None
+        if catalog is None or not template:  # argparse's own English
             self.exit(2, f"{self.prog}: error: {message}\n")
         self.exit(2, _filled(template, {"prog": self.prog, "message": reworded(catalog, message)}))
 
@@ -217,7 +216,7 @@ def _template(msgid: str) -> re.Pattern[str]:
 _NOT_ERRORS = ("usage", "positionals", "options", "help", "version", "error")  # their keys
 
 
-def reworded(catalog: Any, message: str) -> str:
+def reworded(catalog: Catalog, message: str) -> str:
     """argparse's English error `message` in the catalog's words: read back by the msgid
     it was made from (an argument's message within, in turn); a message argparse did not
     make (a `type=` function's, already in the catalog's words) stays as it is."""
@@ -244,7 +243,7 @@ def _filled(template: str, values: Mapping[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
-def root(catalog: Any, description: str, params: Mapping[str, Param]) -> argparse.ArgumentParser:
+def root(catalog: Catalog, description: str, params: Mapping[str, Param]) -> Parser:
     """The `grader` parser itself (build it inside `speaking(catalog)`)."""
     return Parser(
         prog="grader",
@@ -253,7 +252,7 @@ def root(catalog: Any, description: str, params: Mapping[str, Param]) -> argpars
     )
 
 
-def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: Any) -> None:
+def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: Catalog) -> None:
     """Add each declared argument to `parser`, its help in the catalog's language."""
     groups: dict[str, Any] = {}
     for declared in args:
@@ -266,9 +265,9 @@ def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: An
         target.add_argument(*declared.flags, help=text, **declared.options)
 
 
-def build(subparsers: Any, command: Command, catalog: Any, **keywords: Any) -> Any:
+def build(subparsers: Any, command: Command, catalog: Catalog, **keywords: Any) -> Parser:
     """Add `command` to the subparsers of `grader` (build it inside `speaking(catalog)`)."""
-    parser = subparsers.add_parser(
+    parser: Parser = subparsers.add_parser(
         command.name,
         help=_help(catalog, command.summary, command.params),
         description=_help(catalog, command.description, command.params),
@@ -280,7 +279,7 @@ def build(subparsers: Any, command: Command, catalog: Any, **keywords: Any) -> A
     return parser
 
 
-def listed(subparsers: Any, command: Command, catalog: Any) -> Any:
+def listed(subparsers: Any, command: Command, catalog: Catalog) -> Any:
     """Add `command` to the subparsers of `grader` as `grader --help` lists it, its name
     and summary, without its arguments: only the command being run needs those, and
     building every command's parser was ≈12 % of a cold `grader check`."""
@@ -289,7 +288,7 @@ def listed(subparsers: Any, command: Command, catalog: Any) -> Any:
     )
 
 
-def _translated(catalog: Any, msgid: str, count: int | None = None) -> str | None:
+def _translated(catalog: Catalog, msgid: str, count: int | None = None) -> str | None:
     """The catalog's template of argparse's `msgid`, with its {placeholders} (those of
     `ARGPARSE_WORDS`), the plural form of `count`; None when the catalog has none."""
     key = ARGPARSE_WORDS[msgid][0]
@@ -302,11 +301,11 @@ def _translated(catalog: Any, msgid: str, count: int | None = None) -> str | Non
     return template + "\n" if msgid.endswith("\n") and not template.endswith("\n") else template
 
 
-_SPOKEN: list[Any] = []
+_SPOKEN: list[Catalog] = []
 """The catalogs of the `speaking` blocks running, innermost last."""
 
 
-def english() -> Any:
+def english() -> Catalog:
     """The engine's catalog in English: a parser built outside the command line."""
     from grader.i18n import Catalog
 
@@ -327,7 +326,7 @@ class speaking:  # lower case: used as the function it was, `with speaking(catal
     A class rather than a `contextlib.contextmanager`: a cold `grader check` imports
     nothing else of contextlib, which cost it ≈2.6 M instructions."""
 
-    def __init__(self, catalog: Any) -> None:
+    def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
 
     def __enter__(self) -> None:
@@ -359,7 +358,7 @@ or two letters (`--formt`, `--samlpe`: 0.88 and more), not another word (`--verb
 for `--version`: 0.67, which argparse reports as unrecognized)."""
 
 
-def misspelt_option(parser: argparse.ArgumentParser, argv: Sequence[str], catalog: Any) -> None:
+def misspelt_option(parser: argparse.ArgumentParser, argv: Sequence[str], catalog: Catalog) -> None:
     """When `argv` has an option no parser knows, nor abbreviates (`--form`), but one is
     close to it (`--formt`), say which, after the usage, and exit 2: argparse would print
     the whole usage and "unrecognized arguments" without a word of what was meant."""
@@ -383,7 +382,7 @@ def misspelt_option(parser: argparse.ArgumentParser, argv: Sequence[str], catalo
             parser.exit(2, f"grader: {text or option}\n")
 
 
-def user_catalog(argv: list[str] | tuple[str, ...]) -> Any:
+def user_catalog(argv: list[str] | tuple[str, ...]) -> Catalog:
     """The engine's catalog in the language of `argv` (see `language`)."""
     from grader.i18n import Catalog
 

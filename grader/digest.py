@@ -27,10 +27,14 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     class _Read(Protocol):
-        file: str
-        raw: RawFile | None
-        problem: Problem | None
-        status: str
+        @property
+        def file(self) -> str: ...
+        @property
+        def raw(self) -> RawFile | None: ...
+        @property
+        def problem(self) -> Problem | None: ...
+        @property
+        def status(self) -> str: ...
 
 
 def _fact(got: _Read) -> str:
@@ -59,4 +63,5 @@ def input_digest(
         data = part.encode("utf-8", "surrogateescape")
         digest.update(len(data).to_bytes(8, "big"))
         digest.update(data)
-    return digest.hexdigest()
+    hexdigest: str = digest.hexdigest()
+    return hexdigest

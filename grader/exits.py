@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import Any
+    from grader.result import Result
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
@@ -40,7 +40,7 @@ def interrupted_status(exc: BaseException) -> int:
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
-def check_status(result: Any) -> int:
+def check_status(result: Result) -> int:
     """The exit status of `grader check` for a `Result`."""
     if result.grader_error:
         return EXIT_GRADER_ERROR

@@ -14,10 +14,17 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.problems import Term
 from grader.render.wrap import wrap
+
+if TYPE_CHECKING:
+    from grader.engine import Check
+    from grader.i18n import Catalog
+    from grader.lab import Lab
+    from grader.loading import ArtifactSpec
+    from grader.schema import SchemaSet
 
 PARTS = ("proves", "why", "redo")
 """The lab's three texts per check id, in the order they are shown."""
@@ -32,8 +39,8 @@ class UnknownCheck(Exception):
         super().__init__(check_id)
         self.check_id, self.lab, self.close = check_id, lab, list(close)
 
-    def text(self, catalog: Any) -> str:
-        suggestion = ""
+    def text(self, catalog: Catalog) -> str:
+        suggestion: str | None = ""
         if self.close:
             suggestion = catalog.text("rubric.did_you_mean", {"name": ", ".join(self.close)})
         params = {"id": self.check_id, "lab": self.lab, "suggestion": suggestion}
@@ -50,7 +57,7 @@ def _close(check_id: str, ids: Sequence[str]) -> list[str]:
 
 
 def explain(
-    lab: Any, check_id: str, catalog: Any, settings: Mapping[str, Mapping[str, Any]], width: int
+    lab: Lab, check_id: str, catalog: Catalog, settings: Mapping[str, Mapping[str, Any]], width: int
 ) -> str:
     """The explanation of `check_id`, wrapped to `width` columns; raises `UnknownCheck`."""
     ids = lab.all_check_ids()
@@ -81,14 +88,14 @@ def explain(
     return "\n".join(out) + "\n"
 
 
-def _title(lab: Any, check_id: str, catalog: Any) -> str:
+def _title(lab: Lab, check_id: str, catalog: Catalog) -> str:
     files = {f"{a.name}.schema": a.filename for a in lab.artifacts}
     if check_id in files:
         return str(catalog.text("engine.schema_check.title", {"file": files[check_id]}))
     return str(catalog.text(f"{check_id}.title") or check_id)
 
 
-def _fallback(check_id: str, part: str, catalog: Any) -> str | None:
+def _fallback(check_id: str, part: str, catalog: Catalog) -> str | None:
     """A lab that has not written the three texts: its title proves, its hint redoes."""
     if part == "proves":
         return catalog.text(f"{check_id}.title")
@@ -97,7 +104,9 @@ def _fallback(check_id: str, part: str, catalog: Any) -> str | None:
     return None
 
 
-def _facts(lab: Any, check_id: str, chk: Any, catalog: Any, entry: Mapping[str, Any]) -> str:
+def _facts(
+    lab: Lab, check_id: str, chk: Check | None, catalog: Catalog, entry: Mapping[str, Any]
+) -> str:
     """One line of what the engine knows: points, the files read, the checks waited for."""
     files = {a.name: a.filename for a in lab.artifacts}
     if entry.get("enabled", True):
@@ -129,7 +138,7 @@ def _value(value: Any) -> str:
 # ------------------------------------------------------------------ a file's format
 
 
-def _format(spec: Any, catalog: Any, width: int) -> list[str]:
+def _format(spec: ArtifactSpec, catalog: Catalog, width: int) -> list[str]:
     """The format of the file of an `<artifact>.schema` check, from its JSON Schema (none
     for a file its lab parses without one: its texts describe it)."""
     from grader.loading import format_of
@@ -144,7 +153,7 @@ def _format(spec: Any, catalog: Any, width: int) -> list[str]:
     return out + _lines(None, top, True, ref.schemas, catalog, 1)
 
 
-def _resolved(schema: Any, schemas: Any) -> Mapping[str, Any]:
+def _resolved(schema: Any, schemas: SchemaSet) -> Mapping[str, Any]:
     """`schema`, or the schema of the set its `$ref` names ({} for anything else)."""
     if not isinstance(schema, Mapping):
         return {}
@@ -155,8 +164,8 @@ def _resolved(schema: Any, schemas: Any) -> Mapping[str, Any]:
 
 
 def _lines(
-    name: str | None, schema: Mapping[str, Any], required: bool, schemas: Any, catalog: Any,
-    depth: int,
+    name: str | None, schema: Mapping[str, Any], required: bool, schemas: SchemaSet,
+    catalog: Catalog, depth: int,
 ) -> list[str]:  # fmt: skip
     """One line for a value (`name: type, range`), then its keys indented below it: an
     object's, or those of the objects an array holds."""
@@ -181,7 +190,7 @@ def _types(schema: Mapping[str, Any]) -> list[str]:
     return [kind] if isinstance(kind, str) else list(kind or [])
 
 
-def _kind(schema: Mapping[str, Any], catalog: Any) -> list[str]:
+def _kind(schema: Mapping[str, Any], catalog: Catalog) -> list[str]:
     """The words for one value: its type (`term.*`), then its range and its items."""
     words = []
     types = _types(schema)
@@ -219,7 +228,7 @@ def _kind(schema: Mapping[str, Any], catalog: Any) -> list[str]:
     return words
 
 
-def _listed(words: Sequence[str], catalog: Any) -> str:
+def _listed(words: Sequence[str], catalog: Catalog) -> str:
     """`words` as one list in the language's punctuation (`a, b`; `a、b`): a template
     rather than a bare separator, so no catalog text starts with a comma."""
     listed = ""

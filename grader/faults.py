@@ -18,6 +18,8 @@ from grader.atomic import write_atomic
 if TYPE_CHECKING:
     from typing import Any
 
+    from grader.i18n import Catalog
+
 STDOUT = "-"  # the path an OutputError names when standard output failed
 
 _REASONS = {
@@ -47,11 +49,11 @@ class OutputError(Exception):
     def disk_full(self) -> bool:
         return _REASONS.get(self.errno or 0) == "fault.disk_full"
 
-    def reason(self, catalog: Any) -> str:
+    def reason(self, catalog: Catalog) -> str:
         key = _REASONS.get(self.errno or 0, "fault.other")
         return catalog.text(key, {"error": self.strerror}) or self.strerror
 
-    def text(self, catalog: Any) -> str:
+    def text(self, catalog: Catalog) -> str:
         """ "Can't write PATH: the disk is full." in the catalog's language."""
         path = (catalog.text("fault.stdout") or "stdout") if self.path == STDOUT else self.path
         params = {"path": path, "reason": self.reason(catalog)}

@@ -73,7 +73,11 @@ def find_files(
     if located.found:
         shown = ", ".join(f"{'/'.join(parts)}/" for parts in located.found[:4])
         more = ", …" if len(located.found) > 4 else ""
-        params = {"folder": folder, "count": len(located.found), "found": shown + more}
+        params: dict[str, Param] = {
+            "folder": folder,
+            "count": len(located.found),
+            "found": shown + more,
+        }
         raise NotGradable(Problem("engine.several_submissions", params))
     if overrides or refused:  # files given one by one, or known and refused, are the submission
         return folder, None
@@ -98,7 +102,7 @@ def open_files(
     try:
         return open_folder(base, inner)
     except OSError as exc:
-        params = {"folder": files, "error": exc.strerror or str(exc)}
+        params: dict[str, Param] = {"folder": files, "error": exc.strerror or str(exc)}
         raise NotGradable(Problem("engine.unreadable_folder", params)) from None
 
 

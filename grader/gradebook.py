@@ -98,7 +98,7 @@ def summary_dict(
     statuses = [(row.id, dict(reversed([(c, s) for c, s, _ in row.checks]))) for row in graded]
     checks: dict[str, Any] = {}
     for cid in check_ids:
-        counts = dict.fromkeys(STATUSES, 0)
+        counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
         failed: list[str] = []
         errored: list[str] = []
         for row_id, of_row in statuses:

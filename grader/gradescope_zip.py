@@ -35,9 +35,8 @@ from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 from grader.package_data import package_dir, package_file
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from grader.cli_commands import Arguments
+    from grader.lab import Lab
 
 COMMAND = Command(
     "gradescope-zip",
@@ -70,7 +69,7 @@ def _top(module: str) -> str:
     return module.split(".", 1)[0].split(":", 1)[0]
 
 
-def packages(lab: Any) -> list[str]:
+def packages(lab: Lab) -> list[str]:
     """The top-level packages the wheel holds: the engine's, the lab's, its schemas'."""
     names = ["grader", _top(lab.package)]
     schemas = getattr(lab.schemas, "package", None)
@@ -79,13 +78,13 @@ def packages(lab: Any) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _excluded_dirs(lab: Any) -> set[str]:
+def _excluded_dirs(lab: Lab) -> set[str]:
     """The lab's bundled samples inside its package (an installed wheel's copy)."""
     here = os.path.normpath(package_dir(lab.package))
     return {os.path.normpath(os.path.join(here, relative)) for relative in lab.samples}
 
 
-def package_files(lab: Any) -> Iterator[tuple[str, str]]:
+def package_files(lab: Lab) -> Iterator[tuple[str, str]]:
     """(name in the wheel, path on disk) of every file of the wheel's packages, sorted."""
     excluded = _excluded_dirs(lab)
     for name in packages(lab):
@@ -104,7 +103,7 @@ def package_files(lab: Any) -> Iterator[tuple[str, str]]:
                 yield f"{name}/{relative}", path
 
 
-def distribution_name(lab: Any) -> str:
+def distribution_name(lab: Lab) -> str:
     """The wheel's distribution: the one that registered the lab, normalized."""
     from grader.labs import installed
 
@@ -126,7 +125,7 @@ def _metadata(dist: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _entry_points(lab: Any) -> str:
+def _entry_points(lab: Lab) -> str:
     value = f"{lab.package}:LAB"
     from grader.labs import installed
 
@@ -150,7 +149,7 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def sample_files(lab: Any) -> Iterator[tuple[str, str]]:
+def sample_files(lab: Lab) -> Iterator[tuple[str, str]]:
     """(name in the wheel, path on disk) of the lab's bundled samples, as an installed
     wheel holds them (`<package>/samples/<sample>/<file>`): the samples `--sample`
     takes, each sample's own files, not the groups of test samples."""
@@ -166,7 +165,7 @@ def sample_files(lab: Any) -> Iterator[tuple[str, str]]:
                 yield f"{package}/samples/{sample}/{entry.name}", entry.path
 
 
-def members(lab: Any, samples: bool = False) -> list[tuple[str, bytes]]:
+def members(lab: Lab, samples: bool = False) -> list[tuple[str, bytes]]:
     """The wheel's members, name and bytes, RECORD last (with the bundled samples when
     `samples`)."""
     dist = distribution_name(lab)
@@ -190,7 +189,7 @@ def members(lab: Any, samples: bool = False) -> list[tuple[str, bytes]]:
     return found
 
 
-def wheel(lab: Any) -> tuple[str, bytes]:
+def wheel(lab: Lab) -> tuple[str, bytes]:
     """The wheel's file name and bytes."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -199,7 +198,7 @@ def wheel(lab: Any) -> tuple[str, bytes]:
     return f"{distribution_name(lab)}-{__version__}-py3-none-any.whl", buffer.getvalue()
 
 
-def autograder_zip(lab: Any, rubric_text: bytes | None) -> bytes:
+def autograder_zip(lab: Lab, rubric_text: bytes | None) -> bytes:
     """The autograder zip: the two scripts, the wheel, the rubric if one was given."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:

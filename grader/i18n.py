@@ -20,7 +20,13 @@ from grader.tomlfile import loads
 from grader.visible import visible
 
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
+
+    class WordsItself(Protocol):
+        """A parameter that words itself in the catalog's language (`grader.worded.Worded`)."""
+
+        def text(self, catalog: Catalog) -> str: ...
+
 
 LANGUAGES = ("en", "ja", "ko", "zh")
 FALLBACK = "en"
@@ -50,7 +56,7 @@ def catalog_file(package: str, lang: str) -> dict[str, str]:
         return flatten(loads(handle.read()))
 
 
-def format_value(value: Param) -> str:
+def format_value(value: object) -> str:
     """Numbers as people write them: 222.796, 1366, 0.5 (no float noise)."""
     if isinstance(value, bool) or value is None:
         return str(value).lower() if value is not None else "null"
@@ -80,7 +86,7 @@ class Catalog:
                 return table[key]
         return None
 
-    def _value(self, value: Param) -> str:
+    def _value(self, value: Param | WordsItself) -> str:
         if isinstance(value, Term):  # "string|null" reads "string / null"
             return " / ".join(self.raw(f"term.{part}") or part for part in value.split("|"))
         if isinstance(value, TitleOf):
@@ -89,7 +95,9 @@ class Catalog:
             return str(value.text(self))  # a `grader.worded.Worded` reason, in this language
         return format_value(value)
 
-    def plural(self, key: str, count: int, params: Mapping[str, Param] | None = None) -> str | None:
+    def plural(
+        self, key: str, count: int, params: Mapping[str, Param | WordsItself] | None = None
+    ) -> str | None:
         """`text` of the form of `key` that agrees with `count` (see `_plural_key`)."""
         return self.text(key, {**(params or {}), "count": count})
 
@@ -99,7 +107,9 @@ class Catalog:
         singular = _plural_key(key, count, self.lang)
         return singular if singular != key and self.raw(singular) is not None else key
 
-    def text(self, key: str | None, params: Mapping[str, Param] | None = None) -> str | None:
+    def text(
+        self, key: str | None, params: Mapping[str, Param | WordsItself] | None = None
+    ) -> str | None:
         """The message `key` filled with `params`; a message counting `{count}` (or `{n}`)
         things takes its singular form (`<key>_one`) when there is one thing."""
         if key is None:

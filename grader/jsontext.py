@@ -11,7 +11,7 @@ the two cannot disagree on a character; `tests/test_jsontext.py` holds it to
 
 from __future__ import annotations
 
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:

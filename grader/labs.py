@@ -28,6 +28,8 @@ from grader.worded import Worded
 if TYPE_CHECKING:
     from typing import Any
 
+    from grader.i18n import Catalog
+
 GROUP = "grader.labs"
 
 
@@ -165,7 +167,7 @@ def report_spec(lab: Lab) -> Any:
     return attribute(lab.class_report, "CLASS_REPORT") if lab.class_report else None
 
 
-def lab_title(lab: Lab, catalog: Any) -> str:
+def lab_title(lab: Lab, catalog: Catalog) -> str:
     """What the lab is, in the catalog's language: the lab's catalog's `lab.title`, else
     the `Lab.title` it declares (English)."""
     return str(catalog.text("lab.title") or lab.title or lab.name)

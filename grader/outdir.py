@@ -28,7 +28,7 @@ from grader.atomic import TEMPORARY_PREFIX, TEMPORARY_SUFFIX
 from grader.faults import OutputError
 
 if TYPE_CHECKING:
-    from typing import Any
+    from grader.i18n import Catalog
 
 LOCK_NAME = ".lock"
 EXTRACTED_PREFIX = ".extracted-"
@@ -146,7 +146,7 @@ def writes_into(output: str, folder: str, files: Iterable[str] = ()) -> bool:
     return inside(real, top) or inside(top, real) or real in graded
 
 
-def output_refused(output: str, folder: str, files: Iterable[str], catalog: Any) -> bool:
+def output_refused(output: str, folder: str, files: Iterable[str], catalog: Catalog) -> bool:
     """Say so and return True when `--output` `writes_into` the submission."""
     if not writes_into(output, folder, files):
         return False

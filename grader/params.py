@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the protocol is the type checkers' alone
     from typing import Any, Protocol
 
     from grader.i18n import Catalog
+    from grader.problems import Param
 
     class ParamSpec(Protocol):
         """A declared parameter: which values it accepts, and how to say so."""
@@ -110,7 +111,11 @@ class ListOf:
         )
 
     def describe(self, catalog: Catalog) -> str:
-        params = {"min": self.min_items, "max": self.max_items, "item": self.item.describe(catalog)}
+        params: dict[str, Param] = {
+            "min": self.min_items,
+            "max": self.max_items,
+            "item": self.item.describe(catalog),
+        }
         return catalog.text("rubric.spec.list", params) or ""
 
 

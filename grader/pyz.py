@@ -31,9 +31,8 @@ from grader.exits import EXIT_PASSED
 from grader.gradescope_zip import members, zip_info
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from grader.cli_commands import Arguments
+    from grader.lab import Lab
 
 COMMAND = Command(
     "pyz",
@@ -99,7 +98,7 @@ if __name__ == "__main__":
 '''
 
 
-def application(lab: Any) -> bytes:
+def application(lab: Lab) -> bytes:
     """The zip application's bytes: `__main__.py` first, then the wheel's members
     (with the lab's samples), after the `#!` line that lets it run as a command."""
     found = members(lab, samples=True)

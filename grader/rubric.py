@@ -41,7 +41,9 @@ from grader.tomlfile import TOMLDecodeError, loads
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
+    from grader.i18n import Catalog
     from grader.params import ParamSpec
+    from grader.worded import Worded
 
 LIMIT_SPEC = Integer(1, 1 << 53)
 VISIBILITY = Choice(("visible", "hidden", "after_due_date", "after_published"))
@@ -76,7 +78,7 @@ class RubricError(Exception):
     def __init__(
         self,
         message_id: str,
-        params: Mapping[str, Param] | None = None,
+        params: Mapping[str, Param | Worded] | None = None,
         *,
         expected: ParamSpec | None = None,
         found: Any = _NOTHING,
@@ -87,7 +89,7 @@ class RubricError(Exception):
         self.expected, self.found, self.close = expected, found, close
         super().__init__(message_id)
 
-    def text(self, catalog: Any) -> str:
+    def text(self, catalog: Catalog) -> str:
         """The message in `catalog`'s language."""
         params = dict(self.params)  # a `Worded` detail the catalog words itself
         if self.expected is not None:
@@ -256,15 +258,15 @@ def validate(
     limits = _table(source, "limits", data.get("limits", {}))
     for key, value in limits.items():
         if key not in limit_names:
-            params = {"source": source, "key": f"limits.{key}", "known": _known(limit_names)}
-            raise RubricError("rubric.unknown_limit", params, close=_close(key, limit_names))
+            named = {"source": source, "key": f"limits.{key}", "known": _known(limit_names)}
+            raise RubricError("rubric.unknown_limit", named, close=_close(key, limit_names))
         _value(source, f"limits.{key}", value, LIMIT_SPEC)
     settings = _table(source, "gradescope", data.get("gradescope", {}))
     for key, value in settings.items():
         if key not in GRADESCOPE:
             names = list(GRADESCOPE)
-            params = {"source": source, "key": f"gradescope.{key}", "known": _known(names)}
-            raise RubricError("rubric.unknown_setting", params, close=_close(key, names))
+            named = {"source": source, "key": f"gradescope.{key}", "known": _known(names)}
+            raise RubricError("rubric.unknown_setting", named, close=_close(key, names))
         _value(source, f"gradescope.{key}", value, GRADESCOPE[key][0])
     if "checks" not in data:
         raise RubricError("rubric.no_checks", {"source": source})
@@ -347,14 +349,18 @@ def load_rubric(
 if TYPE_CHECKING:
 
     class _Lab(Protocol):
-        name: str
-        package: str
-        rubric_file: str
-        limits: Mapping[str, int]
+        @property
+        def name(self) -> str: ...
+        @property
+        def package(self) -> str: ...
+        @property
+        def rubric_file(self) -> str: ...
+        @property
+        def limits(self) -> Mapping[str, int]: ...
 
         def all_check_ids(self) -> list[str]: ...
 
-    def parameters(self) -> dict[str, Mapping[str, ParamSpec]]: ...
+        def parameters(self) -> dict[str, Mapping[str, ParamSpec]]: ...
 
 
 def load_lab_rubric(lab: _Lab, path: str | None = None, package: str | None = None) -> Rubric:

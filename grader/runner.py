@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from grader.engine import PARAMS_KEY, Check, Context, Fail, run_order
 from grader.loading import Artifact, ArtifactSpec
@@ -173,6 +173,15 @@ def run_checks(
     return list(outcomes.values())
 
 
+class _Base(TypedDict):
+    """What every outcome of one check says, whatever became of it."""
+
+    id: str
+    max_points: float
+    artifact: str | None
+    title_id: str
+
+
 def _run_one(
     chk: Check,
     artifacts: Mapping[str, Artifact],
@@ -181,8 +190,12 @@ def _run_one(
     folder: str,
 ) -> Outcome:
     points = float(settings["points"])
-    title_id = f"{chk.id}.title"
-    base = {"id": chk.id, "max_points": points, "artifact": chk.artifact, "title_id": title_id}
+    base: _Base = {
+        "id": chk.id,
+        "max_points": points,
+        "artifact": chk.artifact,
+        "title_id": f"{chk.id}.title",
+    }
     for name in chk.reads:
         artifact = artifacts[name]
         if artifact.status != "valid":
@@ -204,7 +217,7 @@ def _run_one(
                 id=chk.id,
                 max_points=points,
                 artifact=chk.artifact,
-                title_id=title_id,
+                title_id=base["title_id"],
                 data={},
             )
         if before is not None and before.status != "passed":

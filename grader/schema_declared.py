@@ -82,13 +82,13 @@ def pruned(value: Any, shape: Shape) -> Any:
         return cut
     if not isinstance(value, list):
         return value
-    cut, item = value, shape[0]
+    items, item = value, shape[0]
     for index, member in enumerate(value):
         kept = pruned(member, item)
         if kept is not member:
-            cut = list(value) if cut is value else cut
-            cut[index] = kept
-    return cut
+            items = list(value) if items is value else items
+            items[index] = kept
+    return items
 
 
 _IS_DICT = frozenset((dict,)).__contains__

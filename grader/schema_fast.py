@@ -301,7 +301,7 @@ def _numbers(schema: dict[str, Any]) -> Test | None:
     ]
     if not bounds:
         return None
-    checks = {
+    checks: dict[str, Callable[[Any, Any], bool]] = {
         "minimum": lambda v, b: v >= b,
         "maximum": lambda v, b: v <= b,
         "exclusiveMinimum": lambda v, b: v > b,

@@ -72,4 +72,5 @@ def _hashlib() -> Any:
 
 def sha256_hex(data: bytes) -> str:
     """The sha256 of `data`, in hex."""
-    return sha256(data).hexdigest()
+    hexdigest: str = sha256(data).hexdigest()
+    return hexdigest

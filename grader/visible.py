@@ -168,7 +168,7 @@ class _PlainWalk:
 
     def record(self, value: Any) -> dict[str, Any]:
         plain = {}
-        for name in _names(type(value)):
+        for name in _names(type(value)):  # type: ignore[arg-type]  # as in visible_result
             item = getattr(value, name)
             kind = type(item)  # the common leaves here: a call per field was most of the walk
             if kind is str and item.isprintable():

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
+    from grader.i18n import Catalog
+
 
 class Worded(Exception):
     """An exception that says why as a catalog message (`message_id`, `params`), so each
@@ -27,7 +29,7 @@ class Worded(Exception):
     def __reduce__(self) -> tuple[Any, ...]:  # a batch worker may hand one to its parent
         return (_rebuilt, (type(self), self.message_id, self.params))
 
-    def text(self, catalog: Any) -> str:
+    def text(self, catalog: Catalog) -> str:
         params = {
             key: value.text(catalog) if isinstance(value, Worded) else value
             for key, value in self.params.items()

@@ -125,17 +125,25 @@ def test_a_missing_rubric_threshold_is_an_error_on_that_check_only() -> None:
 
 def test_grader_package_does_not_import_the_lab() -> None:
     """No module of the engine names a lab; only grader/labs.py imports one, by the name
-    an entry point (or the command line) gives."""
+    an entry point (or the command line) gives. The renderers and the heavy commands are
+    imported by name too, each from the engine's own table."""
     importing = []
     for path in (ROOT / "grader").rglob("*.py"):
         text = path.read_text("utf-8")
         assert not re.search(r"^\s*(from|import) checks\b", text, re.M), path
         if "import_module(" in text:
             importing.append(path.relative_to(ROOT).as_posix())
-    assert sorted(importing) == ["grader/labs.py", "grader/render/__init__.py"]
+    assert sorted(importing) == [
+        "grader/cli.py",
+        "grader/labs.py",
+        "grader/render/__init__.py",
+    ]
     from grader.render import FORMATS  # the renderers, imported by their engine name
 
     assert all(module.startswith("grader.render.") for module in FORMATS.values())
+    from grader.cli import _HEAVY  # the heavy commands' modules, by their engine name
+
+    assert all(module.startswith("grader.") for _, module in _HEAVY.values())
 
 
 def test_rubric_limits_table_changes_a_size_cap() -> None:

@@ -200,6 +200,8 @@ def scan_log(text: str, *, max_lines: int | None = None) -> ServerLog:
     starts = Starts()
     # the task and time of a prefix-only `print_timing` line (2024-25) whose block is open
     pending: tuple[int | None, float | None] | None = None
+    task: int | None  # a line's task and time prefix, when it has them
+    time_ms: float | None
 
     last_end = -1
     for start, number in itertools.chain.from_iterable(lines.candidates()):

@@ -4,6 +4,8 @@ start-up facts grouped into server runs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from checks.formats.llama_log_lines import BUILD, FIGURES, MODEL, N_CTX_SLOT, N_SLOTS
 from checks.formats.llama_log_model import Figures, ServerStart, TaskTiming
 
@@ -75,7 +77,7 @@ def start_up(line: str) -> dict[str, object]:
     return found
 
 
-OpenTiming = list
+OpenTiming = list[Any]
 """A timing whose `eval time` or `total time` line may still come: `TaskTiming`'s fields
 as a list, in its field order (`open_timing`), filled in place by `fill_eval` and
 `fill_total`. A list built positionally costs a third of a dict of keywords, and the

@@ -16,16 +16,16 @@ import bisect
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from checks.formats.llama_log_story import EMPTY as EMPTY_STORY
 from checks.formats.llama_log_story import Story
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from typing import Any, TypeVar
+    from typing import Any
 
-    E = TypeVar("E", bound="Launch | Release")
+E = TypeVar("E", bound="Launch | Release")
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,11 +228,11 @@ class ServerLog:
         return tuple(sorted(merged, key=attrgetter("line")))
 
     @cached_property
-    def _releases_by_task(self) -> _ByTask:
+    def _releases_by_task(self) -> _ByTask[Release]:
         return _ByTask(self.releases)
 
     @cached_property
-    def _launches_by_task(self) -> _ByTask:
+    def _launches_by_task(self) -> _ByTask[Launch]:
         return _ByTask(self.launches)
 
     def release_of(self, task: int, *, near_line: int | None = None) -> Release | None:
@@ -347,7 +347,7 @@ class ServerLog:
         return full if full >= timing.prompt_n else None
 
 
-class _ByTask:
+class _ByTask(Generic[E]):
     """Events (launches or releases) by task, for O(log n) look-ups by task and line:
     the events sorted by task (a stable sort, so each task's stay in line order), with
     their tasks and lines beside them; a task's events are one slice of them (`of`).
@@ -357,7 +357,7 @@ class _ByTask:
     small containers for two look-ups, 6 MiB of the grade's peak."""
 
     def __init__(self, events: Iterable[E]) -> None:
-        self.events: list[Any] = sorted(events, key=attrgetter("task"))
+        self.events: list[E] = sorted(events, key=attrgetter("task"))
         self.tasks: list[int] = list(map(attrgetter("task"), self.events))
         self.lines: list[int] = list(map(attrgetter("line"), self.events))
 

@@ -158,13 +158,13 @@ def scan_story(text: str, line_count: int) -> Story:
     slot_lines = _other_slots(text)
     offsets = sorted(starts | set(slot_lines.values()))
     numbers: dict[int, int] = {}
-    number, previous = 1, 0
+    counted, previous = 1, 0
     for offset in offsets:
-        number += text.count("\n", previous, offset)
+        counted += text.count("\n", previous, offset)
         previous = offset
-        if number > line_count:
+        if counted > line_count:
             break
-        numbers[offset] = number
+        numbers[offset] = counted
 
     sizes: list[Fact] = []
     kept: list[Fact] = []

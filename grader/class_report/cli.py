@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.class_report.page import write_class_report
 from grader.class_report.results import read_results
@@ -15,6 +15,9 @@ from grader.class_report.spec import spec_of
 from grader.cli_commands import LAB, Command, arg
 from grader.exits import EXIT_NOT_GRADED, EXIT_PASSED
 from grader.i18n import LANGUAGES
+
+if TYPE_CHECKING:
+    from grader.i18n import Catalog
 
 EXIT_WRITTEN, EXIT_USAGE = EXIT_PASSED, EXIT_NOT_GRADED  # `grader report`'s names for them
 
@@ -34,7 +37,7 @@ COMMAND = Command(
 """`grader report`'s arguments (`grader.cli_commands`); `run(args)` runs it."""
 
 
-def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
+def add_parser(subparsers: Any, catalog: Catalog | None = None) -> argparse.ArgumentParser:
     """Add `report` to the `grader` command's subparsers, in `catalog`'s language
     (English by default); `run(args)` runs it."""
     from grader.cli_parser import build, english
@@ -86,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
     tell("cli.report.done", count=len(shown), graded=graded, path=str(html_path))
     if unreadable:
         names = [u.name for u in unreadable]
-        shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
-        tell("cli.report.unreadable", count=len(unreadable), names=shown)
+        some = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+        tell("cli.report.unreadable", count=len(unreadable), names=some)
     return EXIT_WRITTEN
 
 

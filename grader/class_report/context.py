@@ -100,8 +100,11 @@ class PageContext:
             row = student.check(check_id)
             params = row.data.get(PARAMS_KEY) if row is not None else None
             value = params.get(name) if isinstance(params, dict) else None
-            number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if number and math.isfinite(value):
+            if (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+            ):
                 values.add(float(value))
         return sorted(values)
 

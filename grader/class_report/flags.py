@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader.class_report.results import CheckRow, Student
 from grader.class_report.spec import INSTALLED, FlagRule, spec_of
+
+if TYPE_CHECKING:
+    from grader.class_report.spec import ClassReportSpec, LabRef
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ def flags_of(student: Student, rules: Iterable[FlagRule]) -> tuple[Flag, ...]:
 
 
 def integrity_flags(
-    students: Sequence[Student], lab: Any = INSTALLED
+    students: Sequence[Student], lab: LabRef | ClassReportSpec = INSTALLED
 ) -> list[tuple[Student, tuple[Flag, ...]]]:
     """The students with at least one flag by the lab's rules (`lab`: a `Lab`, its
     "package:attribute" name or its `ClassReportSpec`): most strong flags first, then by

@@ -148,9 +148,9 @@ def pairs(ctx: PageContext) -> str:
             f"<td>{esc('; '.join(evidence))}</td></tr>"
         )
     if len(found) > SHOWN_GROUPS:
-        rest = sum(len(g.members) for g in found[SHOWN_GROUPS:])
+        others = sum(len(g.members) for g in found[SHOWN_GROUPS:])
         rows.append(
-            f'<tr><td class="num">{rest}</td>'
+            f'<tr><td class="num">{others}</td>'
             f'<td colspan="2" class="muted">{esc(t("more_groups", n=len(found) - SHOWN_GROUPS))}'
             "</td></tr>"
         )

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader import __version__
 from grader.class_report.assets import CSP, CSS, SCRIPT
@@ -46,6 +46,9 @@ from grader.class_report.spec import INSTALLED, ClassReportSpec, Section, lab_of
 from grader.class_report.students import feedback, table, unreadable
 from grader.class_report.svg import esc, fmt
 from grader.numbers import quantile
+
+if TYPE_CHECKING:
+    from grader.class_report.spec import LabRef
 
 
 @dataclass(frozen=True)
@@ -193,7 +196,9 @@ def page_context(data: ClassData, lang: str, spec: ClassReportSpec | None) -> Pa
     return PageContext(data.students, labels, spec, data.unreadable, flags, data.integrity)
 
 
-def render_report(data: ClassData, lang: str = "en", lab: Any = INSTALLED) -> str:
+def render_report(
+    data: ClassData, lang: str = "en", lab: LabRef | ClassReportSpec = INSTALLED
+) -> str:
     """The page's HTML: a pure function of `data`, `lang` and the lab's `ClassReportSpec`
     (`lab`: a `Lab`, its name or "package.module:ATTRIBUTE", its spec, `INSTALLED` for
     the only installed lab, or None for no lab)."""
@@ -204,7 +209,7 @@ def write_class_report(
     out_dir: Path,
     html_path: Path,
     lang: str,
-    lab: Any = INSTALLED,
+    lab: LabRef = INSTALLED,
     read: tuple[list[Student], list[Unreadable]] | None = None,
 ) -> ClassData:
     """Write the class report of the batch folder `out_dir` to `html_path` (atomically),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Section:
 
     id: str
     title: str
-    render: Callable[[Any], str]
+    render: Callable[[PageContext], str]
 
 
 @dataclass(frozen=True)
@@ -121,19 +121,27 @@ class _Installed:
         return "INSTALLED"
 
 
-INSTALLED: Any = _Installed()
+INSTALLED = _Installed()
 """The lab a function defaults to: the only installed one (`grader.labs.choose`)."""
 
+if TYPE_CHECKING:
+    from grader.class_report.context import PageContext
+    from grader.lab import Lab
 
-def lab_of(lab: Any = INSTALLED) -> Any:
+    LabRef = Lab | str | _Installed | None
+    """A lab as these functions take it: a `Lab`, its installed name or its
+    "package.module:ATTRIBUTE", `INSTALLED`, or None (no lab)."""
+
+
+def lab_of(lab: LabRef = INSTALLED) -> Lab:
     """A `Lab`, given one, its installed name or its "package.module:ATTRIBUTE"
     (`INSTALLED`: the only installed lab), loaded by `grader.labs`."""
     from grader.labs import lab_of as load
 
-    return load(None if lab is INSTALLED else lab)
+    return load(None if isinstance(lab, _Installed) else lab)
 
 
-def spec_of(lab: Any = INSTALLED) -> ClassReportSpec | None:
+def spec_of(lab: LabRef | ClassReportSpec = INSTALLED) -> ClassReportSpec | None:
     """The `ClassReportSpec` of `lab` (a `Lab`, its name or reference, `INSTALLED` for the
     only installed lab), `lab` itself when it is a spec, and None for None (no lab). The
     lab's `class_report` ("package.module:ATTRIBUTE") is imported lazily, by

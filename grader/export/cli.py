@@ -27,11 +27,23 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.cli_commands import Command, arg
 from grader.exits import EXIT_FAILED, EXIT_NOT_GRADED, EXIT_PASSED
 from grader.i18n import LANGUAGES
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from grader.export.columns import Column
+    from grader.export.lms import ExportRow
+    from grader.export.roster import Matching, Roster
+    from grader.i18n import Catalog
+    from grader.result import Result
+
+    Tell = Callable[..., None]
+    """Says one catalog message (its id, its parameters) on stderr."""
 
 TARGETS = {"canvas": "Canvas", "moodle": "Moodle"}
 """The LMSs an export is written for: the `--to` value, and the name a person reads."""
@@ -67,7 +79,7 @@ COMMAND = _command()
 """`grader export`'s arguments (`grader.cli_commands`); `run(args)` runs it."""
 
 
-def add_parser(subparsers: Any, catalog: Any = None) -> argparse.ArgumentParser:
+def add_parser(subparsers: Any, catalog: Catalog | None = None) -> argparse.ArgumentParser:
     """Add `export` to the `grader` command's subparsers, in `catalog`'s language
     (English by default); `run(args)` runs it."""
     from grader.cli_parser import build, english
@@ -99,7 +111,7 @@ def _problems_csv(rows: Sequence[Sequence[str]]) -> bytes:
     return (BOM + buffer.getvalue()).encode("utf-8")
 
 
-def _feedback(args: argparse.Namespace, results: list[tuple[str, Any]], tell: Any) -> None:
+def _feedback(args: argparse.Namespace, results: list[tuple[str, Result]], tell: Tell) -> None:
     from grader.export.feedback import WRITERS
     from grader.faults import write_output
     from grader.grade import catalog_for
@@ -112,7 +124,7 @@ def _feedback(args: argparse.Namespace, results: list[tuple[str, Any]], tell: An
         detail = exc.strerror or str(exc)
         raise _Stop("export.cant_write", path=str(folder), detail=detail) from None
     write = WRITERS[args.feedback_format]
-    catalogs: dict[tuple[str, str], Any] = {}
+    catalogs: dict[tuple[str, str], Catalog] = {}
     for result_id, result in results:
         lang = result.language  # one language per file: its messages can't be reworded
         if (result.lab, lang) not in catalogs:
@@ -127,7 +139,7 @@ def _feedback(args: argparse.Namespace, results: list[tuple[str, Any]], tell: An
     tell("export.feedback_written", count=len(results), path=str(folder))
 
 
-def _gradebook(args: argparse.Namespace, results: list[tuple[str, Any]], tell: Any) -> bool:
+def _gradebook(args: argparse.Namespace, results: list[tuple[str, Result]], tell: Tell) -> bool:
     """Write the LMS file; True when every submission and roster student is in it."""
     from grader.export import lms
     from grader.export.columns import columns
@@ -179,7 +191,7 @@ def _gradebook(args: argparse.Namespace, results: list[tuple[str, Any]], tell: A
 
 
 def _canvas_assignment(
-    args: argparse.Namespace, roster: Any, labs: list[str], assignment: str, tell: Any
+    args: argparse.Namespace, roster: Roster, labs: list[str], assignment: str, tell: Tell
 ) -> tuple[str, str | None]:
     """The Canvas assignment the total goes into: by default the roster's (Canvas's own
     gradebook export) assignment that names the lab, so the grades fill the instructor's
@@ -208,7 +220,7 @@ def _canvas_assignment(
 
 
 def _moodle_item(
-    args: argparse.Namespace, roster: Any, labs: list[str], assignment: str, tell: Any
+    args: argparse.Namespace, roster: Roster, labs: list[str], assignment: str, tell: Tell
 ) -> str | None:
     """The roster's (Moodle's own grade export) grade item the total goes into: the one
     `--assignment` names, else the one that names the lab; None (said) when there is none:
@@ -227,7 +239,8 @@ def _moodle_item(
 
 
 def _moodle(
-    rows: list[Any], cols: list[Any], assignment: str, user_field: str, args: Any,
+    rows: list[ExportRow], cols: list[Column], assignment: str, user_field: str,
+    args: argparse.Namespace,
     item: str | None = None,
 ) -> bytes:  # fmt: skip
     """The Moodle file; each feedback cell in the language its result was graded in."""
@@ -239,14 +252,20 @@ def _moodle(
     def title(name: str) -> str:
         return catalog.text("export.feedback_column", {"name": name}) or f"{name} (feedback)"
 
-    def feedback(result: Any, column: Any) -> str:
+    def feedback(result: Result, column: Column) -> str:
         hint = Catalog(result.language, ("grader",)).raw("render.hint") or "what to do"
         return lms.feedback_lines(result, column, hint)
 
     return lms.moodle_csv(rows, cols, assignment, user_field, feedback, title, item)
 
 
-def _report(matching: Any, by_id: dict[str, Any], listing: str, tell: Any, args: Any) -> bool:
+def _report(
+    matching: Matching,
+    by_id: dict[str, Result],
+    listing: str,
+    tell: Tell,
+    args: argparse.Namespace,
+) -> bool:
     """Say who has no grade in the export and why, and list them all in `listing`;
     True when nobody is missing."""
     from grader.export.roster import who

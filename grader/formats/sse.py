@@ -202,7 +202,7 @@ def parse_event_stream(text: str, *, max_events: int | None = None) -> Stream:
 
     start = 1 if text.startswith(_BOM) else 0
 
-    events: list[Event] = []
+    events = []  # (a list of Event, as above)
     comments: list[Field] = []
     unknown: list[Field] = []
     retry: int | None = None

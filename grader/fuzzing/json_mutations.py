@@ -211,25 +211,25 @@ def _json_op_inner(rng: random.Random, root: Any, op: str) -> tuple[Any, str, st
     if op == "string_tweak":
         strings = [(p, v) for p, v in nodes if isinstance(v, str)]
         if strings:
-            path, value = rng.choice(strings)
-            return _set(root, path, _tweak_string(rng, value)), op, json_pointer_of(path)
+            path, text = rng.choice(strings)
+            return _set(root, path, _tweak_string(rng, text)), op, json_pointer_of(path)
         op = "type_swap"
     if op == "array_edit":
         arrays = [(p, v) for p, v in nodes if isinstance(v, list) and v]
         if arrays:
-            path, value = rng.choice(arrays)
+            path, items = rng.choice(arrays)
             how = rng.choice(("remove", "duplicate", "swap", "reverse", "clear"))
-            i, j = rng.randrange(len(value)), rng.randrange(len(value))
+            i, j = rng.randrange(len(items)), rng.randrange(len(items))
             if how == "remove":
-                del value[i]
+                del items[i]
             elif how == "duplicate":
-                value.insert(i, copy.deepcopy(value[i]))
+                items.insert(i, copy.deepcopy(items[i]))
             elif how == "swap":
-                value[i], value[j] = value[j], value[i]
+                items[i], items[j] = items[j], items[i]
             elif how == "reverse":
-                value.reverse()
+                items.reverse()
             else:
-                value.clear()
+                items.clear()
             return root, op, f"{how} {json_pointer_of(path)}"
         op = "type_swap"
     if op == "number_extreme":

@@ -88,7 +88,12 @@ def run_parallel(
     seeds = the_target.seeds()
     campaign = Campaign(the_target, seed, seeds, out, save_cap, jobs)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
+    # each method by name: the typing stubs give `Process` to a context of a known method
+    context = (
+        multiprocessing.get_context("fork")
+        if method == "fork"
+        else multiprocessing.get_context("spawn")
+    )
     sent = the_target if method == "fork" else target  # spawn: the name, loaded again
     deadline = None if seconds is None else time.perf_counter() + seconds
     pending = indexes(cases)

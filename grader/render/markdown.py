@@ -68,9 +68,9 @@ def inline(text: str, *, table: bool = False) -> str:
     out.append(_escape_plain(text[end:], table))
     escaped = "".join(out)
     # Only what starts the text can start a block (a heading, a list item...).
-    match = _LINE_START.match(escaped)
-    if match:
-        cut = match.end() if match.group(0)[0].isdigit() else 0  # "1." escapes the "."
+    starts = _LINE_START.match(escaped)
+    if starts:
+        cut = starts.end() if starts.group(0)[0].isdigit() else 0  # "1." escapes the "."
         escaped = f"{escaped[:cut]}\\{escaped[cut:]}"
     return escaped
 
