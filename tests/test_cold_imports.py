@@ -87,7 +87,6 @@ CHECK_PATH = {
     "grader.sandbox",
     "grader.schema",
     "grader.schema_fast",
-    "grader.sha",
     "grader.syspath",
     "grader.text",
     "grader.tomlfile",
@@ -113,11 +112,8 @@ NOT_ON_THE_CHECK_PATH = (
     "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
     # not "typing": every module takes TYPE_CHECKING from it, as Python code normally does
     "string",  # catalog messages are filled by str.format_map
-    "hashlib",  # small inputs are hashed by CPython's own sha256 (grader.sha)
-    "_hashlib",
     "ast",  # sse.py is read from its tokens: a tree only to show a failing signature
     "_ast",  # (compile()'s first call alone makes its ≈120 node classes: ≈10 M)
-    "threading",  # the sandbox's per-thread state and lock are _thread's
     "importlib.util",  # package folders found without it (grader.package_data)
     "contextlib",  # the check path's `with` blocks are classes of its own
     "zipfile",
