@@ -73,9 +73,6 @@ def init_worker(
     from grader.grade import catalog_for
     from grader.labs import load
     from grader.rubric import load_lab_rubric
-    from grader.sha import hash_many
-
-    hash_many()  # a process grading a class: OpenSSL's sha256 pays for its import
 
     lab = load(lab_ref)
     rubric = load_lab_rubric(lab, rubric_path)
