@@ -24,10 +24,10 @@ from grader.exits import EXIT_GRADER_ERROR, EXIT_NOT_GRADED, EXIT_PASSED, interr
 from grader.syspath import drop_working_directory
 
 if TYPE_CHECKING:
-    import argparse
     from typing import Any
 
     from grader.cli_commands import Arguments
+    from grader.cli_parser import Parser
 
 # Commands whose modules are imported only when they run (or for their --help): `grader
 # check` must not pay for the batch runner or the class report. name -> its summary's id
@@ -108,7 +108,7 @@ ROOT_ARGS = (
 """The options of `grader` itself, before the command."""
 
 
-def _parser(argv: Sequence[str], lab: Any, catalog: Any) -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str], lab: Any, catalog: Any) -> Parser:
     """The `grader` parser, every word from `catalog` (build it inside `speaking`)."""
     from grader.cli_parser import add_args, build, listed, root
 

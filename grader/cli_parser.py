@@ -180,13 +180,29 @@ def _help(catalog: Any, key: str | None, params: Mapping[str, Param]) -> str | N
 
 class Parser(argparse.ArgumentParser):
     """argparse's parser, saying its own words in the catalog's (see the module's text):
-    its `-h` and its errors; its subparsers are of this class too (argparse's default)."""
+    its `-h` and its errors; its subparsers are of this class too (argparse's default).
+    It keeps the option strings it was given and its subparsers, for `misspelt_option`."""
 
     def __init__(self, *args: Any, add_help: bool = True, **options: Any) -> None:
+        self.known_options: set[str] = set()
+        """The option strings of its arguments, those of its groups too (`add_args`)."""
+        self.subparsers: Any = None
+        """What `add_subparsers` returned: its `choices` map a command to its parser."""
         super().__init__(*args, add_help=False, **options)
         if add_help:  # as argparse adds it, its help text in the catalog's words
             text = word("show this help message and exit").replace("%", "%%")
             self.add_argument("-h", "--help", action="help", help=text)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """argparse's, its option strings noted in `known_options`."""
+        action = super().add_argument(*args, **kwargs)
+        self.known_options.update(action.option_strings)
+        return action
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        """argparse's, noted in `subparsers`."""
+        self.subparsers = super().add_subparsers(**kwargs)
+        return self.subparsers
 
     def error(self, message: str) -> NoReturn:
         """argparse's: the usage, then the error, exit 2; in the catalog's words."""
@@ -244,7 +260,7 @@ def _filled(template: str, values: Mapping[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
-def root(catalog: Any, description: str, params: Mapping[str, Param]) -> argparse.ArgumentParser:
+def root(catalog: Any, description: str, params: Mapping[str, Param]) -> Parser:
     """The `grader` parser itself (build it inside `speaking(catalog)`)."""
     return Parser(
         prog="grader",
@@ -263,7 +279,9 @@ def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: An
                 groups[declared.group] = parser.add_mutually_exclusive_group()
             target = groups[declared.group]
         text = _help(catalog, declared.help, declared.params)
-        target.add_argument(*declared.flags, help=text, **declared.options)
+        action = target.add_argument(*declared.flags, help=text, **declared.options)
+        if isinstance(parser, Parser):  # a group's argument is the parser's option too
+            parser.known_options.update(action.option_strings)
 
 
 def build(subparsers: Any, command: Command, catalog: Any, **keywords: Any) -> Any:
@@ -337,19 +355,16 @@ class speaking:  # lower case: used as the function it was, `with speaking(catal
         _SPOKEN.pop()
 
 
-def _options(
-    parser: argparse.ArgumentParser, argv: Sequence[str]
-) -> tuple[set[str], argparse.ArgumentParser]:
+def _options(parser: Parser, argv: Sequence[str]) -> tuple[set[str], Parser]:
     """Every option string `argv` may use (the parser's own and those of the command the
     command line names), and the parser whose usage to show (that command's)."""
-    found, shown = set(parser._option_string_actions), parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                if name in argv:
-                    found |= set(sub._option_string_actions)
-                    shown = sub
-                    break
+    found, shown = set(parser.known_options), parser
+    commands = parser.subparsers.choices if parser.subparsers is not None else {}
+    for name, sub in commands.items():
+        if name in argv:
+            found |= sub.known_options
+            shown = sub
+            break
     return found, shown
 
 
@@ -359,7 +374,7 @@ or two letters (`--formt`, `--samlpe`: 0.88 and more), not another word (`--verb
 for `--version`: 0.67, which argparse reports as unrecognized)."""
 
 
-def misspelt_option(parser: argparse.ArgumentParser, argv: Sequence[str], catalog: Any) -> None:
+def misspelt_option(parser: Parser, argv: Sequence[str], catalog: Any) -> None:
     """When `argv` has an option no parser knows, nor abbreviates (`--form`), but one is
     close to it (`--formt`), say which, after the usage, and exit 2: argparse would print
     the whole usage and "unrecognized arguments" without a word of what was meant."""
