@@ -21,7 +21,6 @@ import bisect
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from checks.formats.llama_log import ServerLog, TaskTiming
@@ -228,18 +227,6 @@ def blocks(log: ServerLog) -> tuple[TaskTiming, ...]:
     """The finished requests of the log that can corroborate a number: those whose
     timing block has its `eval time` line (a request's whole account)."""
     return log.complete_timings
-
-
-def window(log: ServerLog, number: str) -> Window:
-    """The `Window` of the log's finished requests (`blocks`) by their `number` (a
-    `TaskTiming` field), made once per log: prefill.in_log and cache.in_log (through
-    `prefill.claimed`) both ask for the prompt's, sentence.in_log and ttft.in_log for the
-    eval's, and a near-cap log has 18,000 blocks to sort."""
-    key = f"window.{number}"
-    found = log.views.get(key)
-    if found is None:
-        found = log.views[key] = Window(blocks(log), attrgetter(number))
-    return found
 
 
 def nearest(
