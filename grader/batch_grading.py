@@ -17,12 +17,18 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader import records
 from grader.batch_rows import Row, result_evidence, row_of
 from grader.faults import write_output
 from grader.result import Result
+
+if TYPE_CHECKING:
+    from grader.class_report.spec import ClassReportSpec
+    from grader.i18n import Catalog
+    from grader.lab import Lab
+    from grader.rubric import Rubric
 
 
 @dataclass(frozen=True)
@@ -44,15 +50,24 @@ class Task:
 class Grading:
     """What grading needs, loaded once per process."""
 
-    lab: Any
-    rubric: Any
+    lab: Lab
+    rubric: Rubric
     lang: str
     results: str
-    catalog: Any
-    spec: Any  # the lab's ClassReportSpec (or None): what a row's integrity evidence is
+    catalog: Catalog
+    spec: ClassReportSpec | None  # what a row's integrity evidence is
 
 
-STATE: dict[str, Grading] = {}
+_grading: Grading | None = None
+"""This process's `Grading`, set by `init_worker`: a pool's initializer can give its
+worker nothing else, and each task (`grade_task`...) is a plain function of the task."""
+
+
+def grading_of_this_process() -> Grading:
+    """The `Grading` `init_worker` loaded in this process."""
+    if _grading is None:
+        raise RuntimeError("init_worker was not called in this process")
+    return _grading
 
 
 def init_worker(
@@ -63,7 +78,9 @@ def init_worker(
     in_pool: bool = True,
     parent: int | None = None,
 ) -> None:
-    """Load the lab and the rubric once per worker (and once in-process for jobs=1)."""
+    """Load the lab and the rubric once per worker (and once in-process for jobs=1): the
+    `Grading` this process's tasks use (`grading_of_this_process`)."""
+    global _grading
     if in_pool:
         from grader.lifeline import die_with_parent, ignore_signals
 
@@ -77,7 +94,7 @@ def init_worker(
     lab = load(lab_ref)
     rubric = load_lab_rubric(lab, rubric_path)
     catalog = catalog_for(lab, lang)
-    STATE["grading"] = Grading(lab, rubric, catalog.lang, results, catalog, spec_of(lab))
+    _grading = Grading(lab, rubric, catalog.lang, results, catalog, spec_of(lab))
 
 
 def error_result(grading: Grading, source: str, message: str, grader_error: bool = False) -> Any:
@@ -138,7 +155,7 @@ def grade_task(task: Task) -> Row:
     """Grade one submission and write its result; never raises for the submission."""
     from grader import grade as grading_module
 
-    grading = STATE["grading"]
+    grading = grading_of_this_process()
     if task.folder is None:
         return _save(grading, task, error_result(grading, task.source, task.error or "?"))
     try:
@@ -165,14 +182,14 @@ def grade_task(task: Task) -> Row:
 
 def crashed_row(task: Task) -> Row:
     """The row of a task whose worker died, twice (once alone)."""
-    grading = STATE["grading"]
+    grading = grading_of_this_process()
     message = grading.catalog.text("batch.worker_died") or "the worker died"
     return _save(grading, task, error_result(grading, task.source, message, True))
 
 
 def failed_row(task: Task, exc: BaseException) -> Row:
     """The row of a task whose grading raised in the pool's machinery (not in a check)."""
-    grading = STATE["grading"]
+    grading = grading_of_this_process()
     detail = f"{type(exc).__name__}: {exc}"
     message = grading.catalog.text("batch.grading_failed", {"detail": detail}) or detail
     return _save(grading, task, error_result(grading, task.source, message, True))
