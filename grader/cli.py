@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from grader import __version__, cli_lab
-from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg, language, option_value, read
+from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg, language, option_value
 from grader.cli_io import say
 from grader.cli_io import silence_stdout as _silence_stdout
 from grader.cli_io import write as _write
@@ -331,36 +331,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(*_read(argv))
 
 
-_QUICK = ("check", *cli_lab.COMMANDS)
-"""The commands whose plain command lines are read without argparse
-(`grader.cli_commands.read`): the heavy ones import argparse with their modules anyway."""
-
-
-def _quick_read(argv: Sequence[str], lab: Any) -> Arguments | None:
-    """`argv` read from the commands' tables when it is plain (`grader.cli_commands.read`),
-    else None."""
-    commands = {name: _command(name, lab) for name in _QUICK if name in argv}
-    return read(argv, ROOT_ARGS, commands, "command")
-
-
 def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
     """The command line parsed, and the lab it runs (the lab's modules imported on the
-    way). A plain command line is read from the commands' tables; any other is parsed by
-    argparse, which speaks the catalog's words (its errors too: exit 2)."""
+    way), by argparse, which speaks the catalog's words (its errors too: exit 2)."""
     drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
     lab = _chosen_lab(argv)
-    args: Arguments | None = _quick_read(argv, lab)
-    if args is None:
-        from grader.cli_parser import speaking
+    from grader.cli_parser import misspelt_option, speaking
 
-        catalog = _catalog(language(list(argv)), lab)
-        with speaking(catalog):
-            parser = _parser(argv, lab, catalog)
-            from grader.cli_parser import misspelt_option
-
-            misspelt_option(parser, argv, catalog)  # exits 2 with "did you mean"
-            args = parser.parse_args(argv)
+    catalog = _catalog(language(list(argv)), lab)
+    with speaking(catalog):
+        parser = _parser(argv, lab, catalog)
+        misspelt_option(parser, argv, catalog)  # exits 2 with "did you mean"
+        args = parser.parse_args(argv)
     if getattr(args, "lang", None) is None:  # `grader --lang ja check DIR`
         args.lang = args.root_lang
     return args, lab

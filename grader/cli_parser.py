@@ -378,8 +378,6 @@ def misspelt_option(parser: Parser, argv: Sequence[str], catalog: Any) -> None:
     """When `argv` has an option no parser knows, nor abbreviates (`--form`), but one is
     close to it (`--formt`), say which, after the usage, and exit 2: argparse would print
     the whole usage and "unrecognized arguments" without a word of what was meant."""
-    import difflib
-
     known, shown = _options(parser, argv)
     for token in argv:
         if token == "--":
@@ -389,6 +387,8 @@ def misspelt_option(parser: Parser, argv: Sequence[str], catalog: Any) -> None:
             continue
         if any(k.startswith(option) for k in known):  # an abbreviation argparse takes
             continue
+        import difflib  # only for an option no parser knows
+
         longs = sorted(k for k in known if k.startswith("--"))
         close = difflib.get_close_matches(option, longs, n=1, cutoff=CLOSE)
         if close:

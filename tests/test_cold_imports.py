@@ -55,6 +55,7 @@ CHECK_PATH = {
     "grader.cli_io",
     "grader.cli_commands",
     "grader.cli_lab",
+    "grader.cli_parser",
     "grader.digest",
     "grader.engine",
     "grader.exits",
@@ -106,9 +107,6 @@ NOT_ON_THE_CHECK_PATH = (
     "difflib",  # only for a misspelt file name or rubric key
     "dataclasses",  # records (grader.records) are built without it
     "inspect",
-    "argparse",  # a plain command line is read from its tables (grader.cli_commands)
-    "gettext",
-    "grader.cli_parser",
     "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
     # not "typing": every module takes TYPE_CHECKING from it, as Python code normally does
     "string",  # catalog messages are filled by str.format_map
