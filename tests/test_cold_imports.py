@@ -82,6 +82,7 @@ CHECK_PATH = {
     "grader.records_generated",
     "grader.render",
     "grader.render.json",
+    "grader.render.wrap",  # the commands' summaries, wrapped when `grader --help` lists them
     "grader.result",
     "grader.rubric",
     "grader.runner",
