@@ -6,10 +6,8 @@ Each returns a `Parsed` and never raises: every way a file can be wrong becomes 
 
 from __future__ import annotations
 
-import io
 import re
 import symtable
-import tokenize
 import warnings
 from typing import TYPE_CHECKING
 
@@ -28,7 +26,7 @@ from grader.pysource import python_tree as python_tree  # re-exported: labs read
 from grader.schema import SchemaRef
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from typing import Any
 
 PRUNED_FROM = 64 * 1024
@@ -219,8 +217,8 @@ def _python_problem(msg: str) -> tuple[str, dict[str, str]]:
 
 def python_source() -> Parser:
     """A parser for Python source, never imported or run: its value is the text itself,
-    once CPython's parser accepts it (a lab reads what it needs of it with
-    `python_tokens`, or makes it a syntax tree with `python_tree`).
+    once CPython's parser accepts it (a lab makes it a syntax tree with `python_tree`, to
+    read what it needs of it).
 
     The text is checked by the compiler's own parser and symbol table (`symtable`), which
     builds no syntax tree. A syntax error is the one `compile` reports, with its message,
@@ -277,40 +275,3 @@ def python_source() -> Parser:
         return Parsed(text)
 
     return parse
-
-
-NAME, NUMBER, NEWLINE, INDENT, DEDENT = 1, 2, 4, 5, 6
-"""The token types `python_tokens` reports by number (`token.NAME`...: the same numbers
-in every Python 3); an operator is told by its text."""
-
-
-def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
-    """The tokens of `text`, valid Python source (`python_source` accepted it), one after
-    the other as the compiler's tokenizer reads them: each a tuple whose first three
-    items are its text, its type and its line (more may follow). Comments, line ends
-    inside brackets and the literal text inside an f-string are no tokens here: each
-    string is one token, as it is for the parser, and nothing in it is read as code.
-
-    They are `tokenize`'s: from 3.12 it gives an f-string's (3.14: a t-string's) literal
-    text as FSTRING_MIDDLE tokens, `{{` as the text `{`, which are left out. It reads a
-    line at a time, so the lines are read with universal newlines: a lone CR and CRLF end
-    a line, as they do for the compiler, which reads the whole text (fed LF lines only,
-    3.12 took a lone CR for a character in its line and raised). A keyword is a NAME,
-    except 3.11's `async` and `await` (types of their own): tell them by their text.
-    """
-    return (
-        (token.string, token.type, token.start[0])
-        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
-        if token.type not in _SKIPPED
-    )
-
-
-_SKIPPED = frozenset(
-    (
-        tokenize.COMMENT,
-        tokenize.NL,
-        *(getattr(tokenize, name, -1) for name in ("FSTRING_MIDDLE", "TSTRING_MIDDLE")),
-    )
-)
-"""What `python_tokens` leaves out: comments, line ends inside brackets, an f-string's
-literal text."""

@@ -111,8 +111,6 @@ NOT_ON_THE_CHECK_PATH = (
     "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
     # not "typing": every module takes TYPE_CHECKING from it, as Python code normally does
     "string",  # catalog messages are filled by str.format_map
-    "ast",  # sse.py is read from its tokens: a tree only to show a failing signature
-    "_ast",  # (compile()'s first call alone makes its ≈120 node classes: ≈10 M)
     "importlib.util",  # package folders found without it (grader.package_data)
     "contextlib",  # the check path's `with` blocks are classes of its own
     "zipfile",
