@@ -16,7 +16,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from grader import __version__, cli_lab
-from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg, language, option_value
+from grader.cli_commands import (
+    LAB,
+    LANG,
+    RUBRIC,
+    Command,
+    arg,
+    language,
+    misspelt_option,
+    option_value,
+)
 from grader.cli_io import say
 from grader.cli_io import silence_stdout as _silence_stdout
 from grader.cli_io import write as _write
@@ -337,7 +346,7 @@ def _read(argv: Sequence[str] | None) -> tuple[Arguments, Any]:
     drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
     lab = _chosen_lab(argv)
-    from grader.cli_parser import misspelt_option, speaking
+    from grader.cli_parser import speaking
 
     catalog = _catalog(language(list(argv)), lab)
     with speaking(catalog):

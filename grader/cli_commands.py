@@ -4,11 +4,12 @@ Each command declares its arguments as a `Command` of `Arg`s (the flags, argpars
 keywords and the catalog id of the help text), so the words live in the catalogs
 (`[help]` in grader/messages) and a new option is one row. `grader.cli_parser` builds the
 argparse parser of a `Command` in the user's language, and argparse reads every command
-line.
+line; `misspelt_option` says which option was meant before argparse refuses one.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,17 @@ from grader.records import field, record
 
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
+    from collections.abc import Sequence
+    from typing import Any, NoReturn, Protocol
+
+    class Parser(Protocol):
+        """What `misspelt_option` asks of a `grader.cli_parser.Parser`."""
+
+        known_options: set[str]
+        subparsers: Any
+
+        def print_usage(self, file: Any = None) -> None: ...
+        def exit(self, status: int = 0, message: str | None = None) -> NoReturn: ...
 
     Arguments = argparse.Namespace
     """A command line read by argparse."""
@@ -88,3 +99,46 @@ def option_value(argv: list[str] | tuple[str, ...], option: str) -> str | None:
         if given.startswith(option + "="):
             return given.partition("=")[2]
     return None
+
+
+def _options(parser: Parser, argv: Sequence[str]) -> tuple[set[str], Parser]:
+    """Every option string `argv` may use (the parser's own and those of the command the
+    command line names), and the parser whose usage to show (that command's)."""
+    found, shown = set(parser.known_options), parser
+    commands = parser.subparsers.choices if parser.subparsers is not None else {}
+    for name, sub in commands.items():
+        if name in argv:
+            found |= sub.known_options
+            shown = sub
+            break
+    return found, shown
+
+
+CLOSE = 0.8
+"""How alike a misspelt option and the one suggested are (difflib's ratio): a slip of one
+or two letters (`--formt`, `--samlpe`: 0.88 and more), not another word (`--verbose`
+for `--version`: 0.67, which argparse reports as unrecognized)."""
+
+
+def misspelt_option(parser: Parser, argv: Sequence[str], catalog: Any) -> None:
+    """When `argv` has an option no parser knows, nor abbreviates (`--form`), but one is
+    close to it (`--formt`), say which, after the usage, and exit 2: argparse would print
+    the whole usage and "unrecognized arguments" without a word of what was meant."""
+    known, shown = _options(parser, argv)
+    for token in argv:
+        if token == "--":
+            return
+        option = token.partition("=")[0]
+        if not option.startswith("--") or option in known:
+            continue
+        if any(k.startswith(option) for k in known):  # an abbreviation argparse takes
+            continue
+        import difflib  # only for an option no parser knows
+
+        longs = sorted(k for k in known if k.startswith("--"))
+        close = difflib.get_close_matches(option, longs, n=1, cutoff=CLOSE)
+        if close:
+            shown.print_usage(sys.stderr)
+            params = {"option": option, "similar": close[0]}
+            text = catalog.text("cli.unknown_option_similar", params)
+            parser.exit(2, f"grader: {text or option}\n")
