@@ -488,7 +488,7 @@ def _checks_source_FunctionHead(cls, defaults, factories):
     set_positional = cls.positional.__set__
     set_defaults = cls.defaults.__set__
 
-    def __init__(self, name: str, is_async: bool, line: int, positional: tuple[str, ...] | None, defaults: tuple[object, ...]):
+    def __init__(self, name: str, is_async: bool, line: int, positional: tuple[str, ...], defaults: tuple[object, ...]):
         set_name(self, name)
         set_is_async(self, is_async)
         set_line(self, line)
