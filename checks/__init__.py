@@ -78,8 +78,8 @@ def _document(name: str, **options: Any) -> ArtifactSpec:
 ARTIFACTS = (
     _document("health"),
     _document("props"),
-    # sse.py's parse (the compiler's parser, then its tokens) needs many times its text:
-    # parsed after the others, the memory it frees is not left among the log's events
+    # sse.py's parse (the compiler's symbol table, then its syntax tree) needs many times
+    # its text: parsed after the others, the memory it frees is not left among the log's events
     ArtifactSpec(
         "sse_py", "sse.py", source.client_source(), max_bytes="source_bytes", parse_last=True
     ),

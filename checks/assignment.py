@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from checks.evidence import agree, blocks, finite, request_params, resolution, window
+from checks.evidence import agree, blocks, finite, request_params, resolution
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
@@ -149,7 +149,7 @@ def measurements(
     own), each with the requests of the log it fits."""
     items: list[Item] = []
     candidates = blocks(log)
-    eval_window, prompt_window = window(log, "eval_ms"), window(log, "prompt_ms")
+    eval_window, prompt_window = log.eval_window, log.prompt_window
     sse, ttft, prefill = files.get("sse"), files.get("ttft"), files.get("prefill")
     cache, sentence, cancel = files.get("cache"), files.get("sentence"), files.get("cancel")
     pending: list[tuple[Item, Callable[[Item, int], None]]] = []

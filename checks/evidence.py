@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from operator import attrgetter
+from functools import lru_cache
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
@@ -31,8 +31,13 @@ if TYPE_CHECKING:
     Item = TypeVar("Item")
 
 
-def _resolution_of(value: float | int) -> float:
-    """`resolution`, computed (a `repr`)."""
+@lru_cache(maxsize=4096)
+def resolution(value: float | int) -> float:
+    """Half a unit of the last written digit of `value`: 0.05 for 624.9, 0.5 for 625.
+
+    Remembered (a near-cap log asks some 370,000 times, for a few hundred to 24,000
+    distinct figures), up to 4,096 values, so a process that grades many logs holds no
+    more than that; equal numbers (1 and 1.0 too) have equal resolutions."""
     if isinstance(value, int) or float(value).is_integer():
         return 0.5
     text = repr(float(value))
@@ -41,36 +46,6 @@ def _resolution_of(value: float | int) -> float:
         decimals = len(mantissa.partition(".")[2]) - int(exponent)
         return 0.5 * 10.0 ** (-decimals)
     return 0.5 * 10.0 ** (-len(text.partition(".")[2]))
-
-
-class _Resolutions(dict[float, float]):
-    """The resolutions found so far, by value: a dict's own look-up answers for a value
-    seen before, and `__missing__` computes one not seen yet.
-
-    A near-cap log asks for some 370,000 resolutions. Its figures print two decimals, so
-    they repeat: the benchmark's log of copies has a few hundred distinct values. One
-    whose every block has figures of its own has 24,000, and then most look-ups compute
-    (the table is cleared a few times a grade). A look-up here costs about half of what
-    a hit in `functools.lru_cache` did (which builds a key tuple and reorders its list on
-    every hit). It forgets everything once it holds 4,096 values, so a process that
-    grades many logs holds no more than that; equal numbers (1 and 1.0 too) have equal
-    resolutions, so they may share an entry.
-    """
-
-    def __missing__(self, value: float | int) -> float:
-        if len(self) >= 1 << 12:
-            self.clear()
-        found = self[value] = _resolution_of(value)
-        return found
-
-
-RESOLUTIONS = _Resolutions()
-"""`RESOLUTIONS[value]` is `resolution(value)`: a loop over every block of a log
-subscripts it, which costs half of calling `resolution` (no arguments are packed)."""
-
-resolution = RESOLUTIONS.__getitem__
-"""`resolution(value)`: half a unit of the last written digit of `value`: 0.05 for 624.9,
-0.5 for 625 (see `_Resolutions` for how it is remembered)."""
 
 
 def agree(a: float, b: float, noise: float = 0.0) -> bool:
@@ -253,18 +228,6 @@ def blocks(log: ServerLog) -> tuple[TaskTiming, ...]:
     """The finished requests of the log that can corroborate a number: those whose
     timing block has its `eval time` line (a request's whole account)."""
     return log.complete_timings
-
-
-def window(log: ServerLog, number: str) -> Window:
-    """The `Window` of the log's finished requests (`blocks`) by their `number` (a
-    `TaskTiming` field), made once per log: prefill.in_log and cache.in_log (through
-    `prefill.claimed`) both ask for the prompt's, sentence.in_log and ttft.in_log for the
-    eval's, and a near-cap log has 18,000 blocks to sort."""
-    key = f"window.{number}"
-    found = log.views.get(key)
-    if found is None:
-        found = log.views[key] = Window(blocks(log), attrgetter(number))
-    return found
 
 
 def nearest(

@@ -15,7 +15,7 @@ import bisect
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from checks.evidence import MAX_RESOLUTION, RESOLUTIONS, blocks, task_label
+from checks.evidence import blocks, resolution, task_label
 from checks.formats.llama_log import Figures, Launch, ServerLog, TaskTiming
 from grader.engine import Context, Fail, check
 from grader.params import Number
@@ -25,56 +25,41 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+def _agrees(printed: float, exact: float, share: float) -> bool:
+    """A printed figure agrees with the quotient `exact` of its line's ms and tokens when
+    it is off by no more than its own resolution plus `share`, what the rounding of the
+    line's ms can move the quotient."""
+    return abs(exact - printed) <= resolution(printed) + share + 1e-9
+
+
 def _denied_figure(ms: float, n: int, fewer: int, figures: Figures) -> str | None:
     """Which printed figure (`ms_per_token`, `tokens_per_second`) its own ms and tokens
-    deny, if either: one that agrees with `n` or with `fewer` tokens stands.
+    deny, if either: one that agrees (`_agrees`) with `n` or with `fewer` tokens stands.
 
     `n`: the line's tokens, positive; `fewer`: the other count the era may divide by,
     positive. The prompt line divides by its tokens, so there `fewer` is `n`; an `eval
     time` line by its tokens in some eras and by one fewer in others (b1-0c1e570 prints
     `1415.71 ms / 64 tokens (22.47 ms per token, 44.50 tokens per second)`: the first token
-    came with the prompt, so 63 were decoded in that time).
-
-    A figure agrees when it is off by no more than its own resolution plus what the
-    rounding of `ms` can move the quotient (`ms`'s share). Only the verdict, from
-    comparisons: every block of a log comes here (a near-cap log has 36,000 figures), and
-    only a denied one needs a message (`_figure_problem`). So each test is a chain of
-    `or`s, cheapest first, that stops at the first that holds:
-    - a figure off by no more than its own resolution stands whatever `ms`'s share (the
-      share is never negative, and rounding a sum never makes it smaller), so the share
-      and `ms`'s resolution are computed only for a figure off by more with both counts
-      (the lab's build divides its eval line by one fewer: its second count agrees);
-    - `ms` above the largest resolution (0.5) is above its own, without asking.
-    The scan reads at most 30 digits on either side of a number's point, so none of the
-    terms a chain leaves out could have overflowed: the verdict is the whole sum's.
+    came with the prompt, so 63 were decoded in that time). A time within its own
+    rounding of zero has no rate to deny. Only the verdict: a denied figure's message is
+    `_figure_problem`'s. The scan reads at most 30 digits on either side of a number's
+    point, so no term here can overflow.
     """
-    resolutions = RESOLUTIONS
-    if ms <= MAX_RESOLUTION and ms <= resolutions[ms]:
+    ms_resolution = resolution(ms)
+    if ms <= ms_resolution:
         return None
     printed = figures.per_token_ms
-    if printed is not None:
-        printed_resolution = resolutions[printed]
-        off = abs(ms / n - printed)
-        off_fewer = abs(ms / fewer - printed) if fewer != n else off
-        if not (
-            off <= printed_resolution
-            or off_fewer <= printed_resolution
-            or off <= printed_resolution + resolutions[ms] / n + 1e-9
-            or off_fewer <= printed_resolution + resolutions[ms] / fewer + 1e-9
-        ):
-            return "ms_per_token"
+    if printed is not None and not (
+        _agrees(printed, ms / n, ms_resolution / n)
+        or _agrees(printed, ms / fewer, ms_resolution / fewer)
+    ):
+        return "ms_per_token"
     printed = figures.per_second
-    if printed is not None:
-        printed_resolution = resolutions[printed]
-        off = abs(1000 * n / ms - printed)
-        off_fewer = abs(1000 * fewer / ms - printed) if fewer != n else off
-        if not (
-            off <= printed_resolution
-            or off_fewer <= printed_resolution
-            or off <= printed_resolution + 1000 * n * resolutions[ms] / ms**2 + 1e-9
-            or off_fewer <= printed_resolution + 1000 * fewer * resolutions[ms] / ms**2 + 1e-9
-        ):
-            return "tokens_per_second"
+    if printed is not None and not (
+        _agrees(printed, 1000 * n / ms, 1000 * n * ms_resolution / ms**2)
+        or _agrees(printed, 1000 * fewer / ms, 1000 * fewer * ms_resolution / ms**2)
+    ):
+        return "tokens_per_second"
     return None
 
 
@@ -102,10 +87,7 @@ def _block_problem(t: TaskTiming) -> Fail | None:
     """The first way a timing block disagrees with itself, if any. (A line of no tokens
     has no figure to deny.)
 
-    Each of the block's numbers is read once, and a resolution is asked only where a
-    verdict needs it (see `_denied_figure`): every block of a log comes here. The total
-    is off when it is off by more than its own resolution and by more than all three
-    numbers' rounding together."""
+    The total is off when it is off by more than all three numbers' rounding together."""
     prompt_ms, prompt_n = t.prompt_ms, t.prompt_n
     if prompt_n > 0:
         unit = _denied_figure(prompt_ms, prompt_n, prompt_n, t.prompt_figures)
@@ -123,10 +105,8 @@ def _block_problem(t: TaskTiming) -> Fail | None:
     if total_ms is None:
         return None
     parts = prompt_ms + eval_ms
-    off, resolutions = abs(parts - total_ms), RESOLUTIONS
-    if (
-        off > resolutions[total_ms]
-        and off > resolutions[total_ms] + resolutions[prompt_ms] + resolutions[eval_ms] + 1e-9
+    if abs(parts - total_ms) > (
+        resolution(total_ms) + resolution(prompt_ms) + resolution(eval_ms) + 1e-9
     ):
         return Fail(
             "total_ms", expected=round(parts, 2), found=total_ms, line=t.line, task=task_label(t)

@@ -13,7 +13,6 @@ from checks.evidence import (
     request_params,
     resolution,
 )
-from checks.evidence import window as window_of
 from checks.formats.llama_log import ServerLog, TaskTiming
 from checks.numbers import entry_for
 from grader.engine import Context, Fail, check
@@ -39,7 +38,7 @@ def claimed(log: ServerLog, entries: list[dict[str, Any]] | None) -> set[int]:
     request's prompt_n and prompt_ms identify it: no tolerance beyond rounding)."""
     if not entries:
         return set()
-    candidates, window = blocks(log), window_of(log, "prompt_ms")
+    candidates, window = blocks(log), log.prompt_window
     return {
         candidates[j].line
         for e in entries
@@ -61,7 +60,7 @@ def in_log(ctx: Context) -> None:
     request's, and its first token came after that prefill."""
     entries = ctx["prefill"]
     overhead = ctx.param("overhead_ms")
-    candidates, window = blocks(ctx["log"]), window_of(ctx["log"], "prompt_ms")
+    candidates, window = blocks(ctx["log"]), ctx["log"].prompt_window
     chosen, bad = match(
         entries,
         candidates,

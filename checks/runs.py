@@ -8,6 +8,7 @@ whatever its bytes (re-indented, new ids, lines dropped or added, every time res
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter
@@ -18,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from checks.fingerprint import MIN_SHARED
 from grader.package_data import package_file
-from grader.sha import sha256_hex
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -114,7 +114,7 @@ def typed_shape(value: object) -> dict[str, Any]:
         return repr(item)
 
     text = json.dumps(skeleton(value), ensure_ascii=False, separators=(",", ":"))
-    return {"skeleton": sha256_hex(text.encode("utf-8")), "numbers": numbers}
+    return {"skeleton": hashlib.sha256(text.encode("utf-8")).hexdigest(), "numbers": numbers}
 
 
 def same_typed(reference: Mapping[str, Any], value: object) -> bool:

@@ -11,7 +11,6 @@ from checks.evidence import (
     generation_fits,
     nearest,
     request_params,
-    window,
 )
 from checks.numbers import duration_noise
 from grader.engine import Context, Fail, check
@@ -54,7 +53,7 @@ def in_log(ctx: Context) -> None:
         return  # an answer ending before its first token is sentence.order's to report
     generated = round(s["total_ms"] - s["ttft_ms"], 3)
     noise = duration_noise(generated, noise, ctx.param("noise_share"))
-    log_blocks, eval_window = blocks(ctx["log"]), window(ctx["log"], "eval_ms")
+    log_blocks, eval_window = blocks(ctx["log"]), ctx["log"].eval_window
     # the closest that fits is the first that fits, nearest first (equally close: the
     # earlier in the log)
     best = next(

@@ -34,7 +34,6 @@ import math
 from typing import TYPE_CHECKING
 
 from checks.formats.llama_log import Cancel, ServerLog
-from checks.formats.llama_log_story import ByTask
 from checks.numbers import median
 from grader.engine import Context, Fail, check
 from grader.params import Integer, Number
@@ -43,21 +42,12 @@ if TYPE_CHECKING:
     from checks.formats.llama_log_story import Similarity
 
 
-def _views(log: ServerLog) -> tuple[ByTask, ByTask, ByTask]:
-    """The story's sizes, kept counts and whole-prompt lines by task, made once per log."""
-    found = log.views.get("story")
-    if found is None:
-        story = log.story
-        found = log.views["story"] = (ByTask(story.sizes), ByTask(story.kept), ByTask(story.whole))
-    return found
-
-
 def _block_problem(log: ServerLog) -> Fail | None:
     """The first block whose prompt the story's lines tell otherwise."""
     story = log.story
     if not (story.kept or story.whole or log.timings):
         return None
-    sizes, kept, whole = _views(log)
+    sizes, kept, whole = log.story_by_task
     for t, launch in zip(log.timings, log.timing_launches, strict=True):
         if t.task is None:
             continue
@@ -140,7 +130,7 @@ def _cancel_prompt(
     """The whole prompt of a cancelled task, the most it can be: its `new prompt` line's
     size, else what its slot selection's shares give with the slot's tokens before it
     (the previous release), each share as printed, 3 decimals (so the most it can be)."""
-    sizes, _, _ = _views(log)
+    sizes, _, _ = log.story_by_task
     size_fact = sizes.last(cancel.task, cancel.line + 1, launch_line)
     if size_fact is not None:
         return size_fact.value

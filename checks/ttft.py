@@ -14,7 +14,6 @@ from checks.evidence import (
     match,
     nearest,
     request_params,
-    window,
 )
 from checks.formats.llama_log import TaskTiming
 from checks.numbers import close, duration_noise, medians
@@ -90,7 +89,7 @@ def in_log(ctx: Context) -> None:
                 ],
             )
             return
-    chosen, bad = match(runs, candidates, fits, near=near(window(ctx["log"], "eval_ms")))
+    chosen, bad = match(runs, candidates, fits, near=near(ctx["log"].eval_window))
     if chosen is None:
         unseen = unconfirmed(ctx, ctx["log"], 3)
         if unseen is not None:  # a log that begins after a restart: missing, not contradicted

@@ -63,11 +63,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 from grader.archives import ArchiveCaps, Budget
 from grader.batch_archives import ArchiveRun, with_notes
 from grader.batch_grading import (
-    STATE,
     Task,
     crashed_row,
     failed_row,
     grade_task,
+    grading_of_this_process,
     init_worker,
 )
 from grader.batch_ids import assign_ids
@@ -261,7 +261,7 @@ def set_aside(out: str, results: str, ids: set[str]) -> list[str]:
 def _run_claimed(paths: Sequence[str], out: str, options: _Options) -> BatchReport:
     results = _start(out)
     init_worker(options.lab_ref, options.rubric_path, options.lang, results, in_pool=False)
-    grading = STATE["grading"]
+    grading = grading_of_this_process()
     lab, say = grading.lab, _say(grading.catalog)
     limits = grading.rubric.make_limits(lab.limits)
     caps = ArchiveCaps(limits.archive_members, limits.archive_bytes, limits.archive_submissions)

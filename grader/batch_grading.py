@@ -57,7 +57,16 @@ class Grading:
     spec: ClassReportSpec | None  # what a row's integrity evidence is
 
 
-STATE: dict[str, Grading] = {}
+_grading: Grading | None = None
+"""This process's `Grading`, set by `init_worker`: a pool's initializer can give its
+worker nothing else, and each task (`grade_task`...) is a plain function of the task."""
+
+
+def grading_of_this_process() -> Grading:
+    """The `Grading` `init_worker` loaded in this process."""
+    if _grading is None:
+        raise RuntimeError("init_worker was not called in this process")
+    return _grading
 
 
 def init_worker(
@@ -68,7 +77,9 @@ def init_worker(
     in_pool: bool = True,
     parent: int | None = None,
 ) -> None:
-    """Load the lab and the rubric once per worker (and once in-process for jobs=1)."""
+    """Load the lab and the rubric once per worker (and once in-process for jobs=1): the
+    `Grading` this process's tasks use (`grading_of_this_process`)."""
+    global _grading
     if in_pool:
         from grader.lifeline import die_with_parent, ignore_signals
 
@@ -78,14 +89,11 @@ def init_worker(
     from grader.grade import catalog_for
     from grader.labs import load
     from grader.rubric import load_lab_rubric
-    from grader.sha import hash_many
-
-    hash_many()  # a process grading a class: OpenSSL's sha256 pays for its import
 
     lab = load(lab_ref)
     rubric = load_lab_rubric(lab, rubric_path)
     catalog = catalog_for(lab, lang)
-    STATE["grading"] = Grading(lab, rubric, catalog.lang, results, catalog, spec_of(lab))
+    _grading = Grading(lab, rubric, catalog.lang, results, catalog, spec_of(lab))
 
 
 def error_result(grading: Grading, source: str, message: str, grader_error: bool = False) -> Any:
@@ -146,7 +154,7 @@ def grade_task(task: Task) -> Row:
     """Grade one submission and write its result; never raises for the submission."""
     from grader import grade as grading_module
 
-    grading = STATE["grading"]
+    grading = grading_of_this_process()
     if task.folder is None:
         return _save(grading, task, error_result(grading, task.source, task.error or "?"))
     try:
@@ -173,14 +181,14 @@ def grade_task(task: Task) -> Row:
 
 def crashed_row(task: Task) -> Row:
     """The row of a task whose worker died, twice (once alone)."""
-    grading = STATE["grading"]
+    grading = grading_of_this_process()
     message = grading.catalog.text("batch.worker_died") or "the worker died"
     return _save(grading, task, error_result(grading, task.source, message, True))
 
 
 def failed_row(task: Task, exc: BaseException) -> Row:
     """The row of a task whose grading raised in the pool's machinery (not in a check)."""
-    grading = STATE["grading"]
+    grading = grading_of_this_process()
     detail = f"{type(exc).__name__}: {exc}"
     message = grading.catalog.text("batch.grading_failed", {"detail": detail}) or detail
     return _save(grading, task, error_result(grading, task.source, message, True))

@@ -16,7 +16,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from grader import __version__, cli_lab
-from grader.cli_commands import LAB, LANG, RUBRIC, Command, arg, language, option_value, read
+from grader.cli_commands import (
+    LAB,
+    LANG,
+    RUBRIC,
+    Command,
+    arg,
+    language,
+    misspelt_option,
+    option_value,
+)
 from grader.cli_io import say
 from grader.cli_io import silence_stdout as _silence_stdout
 from grader.cli_io import write as _write
@@ -24,10 +33,10 @@ from grader.exits import EXIT_GRADER_ERROR, EXIT_NOT_GRADED, EXIT_PASSED, interr
 from grader.syspath import drop_working_directory
 
 if TYPE_CHECKING:
-    import argparse
     from types import ModuleType
 
     from grader.cli_commands import Arguments
+    from grader.cli_parser import Parser
     from grader.i18n import Catalog
     from grader.lab import Lab
     from grader.result import Result
@@ -112,7 +121,7 @@ ROOT_ARGS = (
 """The options of `grader` itself, before the command."""
 
 
-def _parser(argv: Sequence[str], lab: Lab | None, catalog: Catalog) -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str], lab: Lab | None, catalog: Catalog) -> Parser:
     """The `grader` parser, every word from `catalog` (build it inside `speaking`)."""
     from grader.cli_parser import add_args, build, listed, root
 
@@ -328,36 +337,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(*_read(argv))
 
 
-_QUICK = ("check", *cli_lab.COMMANDS)
-"""The commands whose plain command lines are read without argparse
-(`grader.cli_commands.read`): the heavy ones import argparse with their modules anyway."""
-
-
-def _quick_read(argv: Sequence[str], lab: Lab | None) -> Arguments | None:
-    """`argv` read from the commands' tables when it is plain (`grader.cli_commands.read`),
-    else None."""
-    commands = {name: _command(name, lab) for name in _QUICK if name in argv}
-    return read(argv, ROOT_ARGS, commands, "command")
-
-
 def _read(argv: Sequence[str] | None) -> tuple[Arguments, Lab | None]:
     """The command line parsed, and the lab it runs (the lab's modules imported on the
-    way). A plain command line is read from the commands' tables; any other is parsed by
-    argparse, which speaks the catalog's words (its errors too: exit 2)."""
+    way), by argparse, which speaks the catalog's words (its errors too: exit 2)."""
     drop_working_directory()  # the `grader` script's; `python -m grader` did it already
     argv = list(sys.argv[1:] if argv is None else argv)
     lab = _chosen_lab(argv)
-    args: Arguments | None = _quick_read(argv, lab)
-    if args is None:
-        from grader.cli_parser import speaking
+    from grader.cli_parser import speaking
 
-        catalog = _catalog(language(list(argv)), lab)
-        with speaking(catalog):
-            parser = _parser(argv, lab, catalog)
-            from grader.cli_parser import misspelt_option
-
-            misspelt_option(parser, argv, catalog)  # exits 2 with "did you mean"
-            args = parser.parse_args(argv)
+    catalog = _catalog(language(list(argv)), lab)
+    with speaking(catalog):
+        parser = _parser(argv, lab, catalog)
+        misspelt_option(parser, argv, catalog)  # exits 2 with "did you mean"
+        args = parser.parse_args(argv)
     if getattr(args, "lang", None) is None:  # `grader --lang ja check DIR`
         args.lang = args.root_lang
     return args, lab

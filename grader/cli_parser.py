@@ -1,10 +1,9 @@
 """The command line's argparse parsers, built in the user's language.
 
 Each command declares its arguments as a table (`grader.cli_commands`: a `Command` of
-`Arg`s); `build` makes the argparse parser of a `Command` in a catalog's language,
-wrapped to the terminal with East Asian widths (`grader.render.wrap`). A plain command
-line is read from the same tables without argparse (`grader.cli_commands.read`); this
-module is imported for everything else: help, errors, the commands that need argparse.
+`Arg`s); `build` makes the argparse parser of a `Command` in a catalog's language. Its
+texts are wrapped to the terminal with East Asian widths (`grader.render.wrap`) before
+argparse shows them (`RawTextHelpFormatter`), when help is asked for.
 
 argparse's own words ("usage:", "options", "show this help message and exit", "the
 following arguments are required", "invalid choice", ...) are English in every locale:
@@ -12,8 +11,8 @@ argparse looks them up with `gettext`, and the grader ships no `.mo` files. They
 in the catalog's words (`[argparse]` in grader/messages, keyed by argparse's own msgids in
 `ARGPARSE_WORDS`) through argparse's public hooks, argparse itself left as it is: `Parser`
 adds its `-h` with the catalog's help text and says its errors (`error`) in the catalog's
-words, read back from argparse's English; `HelpFormatter` gives the usage its prefix
-(`add_usage`) and the sections their headings (`start_section`). The catalog is that of
+words, read back from argparse's English; its `format_usage` and `format_help` give
+the usage its prefix and the sections their headings. The catalog is that of
 the `speaking(catalog)` block running; outside one, or for a msgid the catalog does not
 know, argparse's English stays, as gettext would leave it.
 """
@@ -24,13 +23,15 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from grader.cli_commands import Command, language
 from grader.problems import Param
 
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     from grader.cli_commands import Arg
     from grader.i18n import Catalog
 
@@ -88,7 +89,8 @@ def terminal_columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(out.fileno()).columns if (out := sys.__stdout__) else 0
+            out = sys.__stdout__
+            columns = os.get_terminal_size(out.fileno()).columns if out else 0
         except (AttributeError, ValueError, OSError):
             columns = 0
     return columns or 80
@@ -101,75 +103,55 @@ def word(msgid: str) -> str:
     return (_translated(_SPOKEN[-1], msgid) if known else None) or msgid
 
 
-class HelpFormatter(argparse.HelpFormatter):
-    """argparse's layout, with paragraphs wrapped by terminal columns (a Japanese
-    character takes two) and between CJK characters, which have no spaces to break at."""
+def HelpFormatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's `RawTextHelpFormatter` at the terminal's width (`terminal_columns`): the
+    texts it shows come wrapped already (`Parser.format_help`), by terminal columns (a
+    Japanese character takes two) and between CJK characters, which have no spaces to
+    break at."""
+    return argparse.RawTextHelpFormatter(prog, width=terminal_columns() - 2)
 
-    def __init__(
-        self,
-        prog: str,
-        indent_increment: int = 2,
-        max_help_position: int = 24,
-        width: int | None = None,
-        **options: Any,
-    ) -> None:
-        if width is None:  # as argparse's own default, without importing shutil
-            width = terminal_columns() - 2
-        super().__init__(prog, indent_increment, max_help_position, width, **options)
 
-    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: Any = None) -> None:
-        """argparse's usage, with "usage: " in the catalog's words."""
-        super().add_usage(usage, actions, groups, word("usage: ") if prefix is None else prefix)
+def _widths() -> tuple[int, int]:
+    """The columns of a description and of an argument's help, as argparse lays them out
+    at the terminal's width with its default `max_help_position` (24): the help of an
+    argument whose name is shorter starts further left, so it is never wider than this."""
+    width = terminal_columns() - 2
+    help_position = min(24, max(width - 20, 4))
+    return max(width, 11), max(width - help_position, 11)
 
-    def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: Any) -> str:
-        """argparse's usage, its continuation lines moved right by the columns its
-        "usage: " takes beyond its characters (`使い方: ` is 5 characters, 8 columns)."""
-        text = super()._format_usage(usage, actions, groups, prefix)
-        shown = "usage: " if prefix is None else prefix
-        if shown.isascii():  # one column a character (argparse formats this on every run)
-            return text
-        from grader.render.wrap import cells
 
-        extra = cells(shown) - len(shown)
-        if extra <= 0:
-            return text
-        first, *rest = text.split("\n")
-        return "\n".join(
-            [first, *((" " * extra + line) if line.strip() else line for line in rest)]
-        )
-
-    def start_section(self, heading: Any) -> None:
-        """A section of the help, argparse's own headings ("options") in the catalog's
-        words."""
-        if heading in ("positional arguments", "options", "optional arguments"):
-            heading = word(heading)
-        self._headings = [*getattr(self, "_headings", ()), heading]
-        super().start_section(heading)
-
-    def format_help(self) -> str:
-        """argparse's help, its section headings followed by the language's colon
-        (`选项：`): argparse writes an ASCII `:` after each, whatever the language."""
-        text = super().format_help()
-        for catalog in _SPOKEN[-1:]:  # the innermost `speaking` block's, when one runs
-            for heading in getattr(self, "_headings", ()):
-                spoken = str(catalog.text("render.labelled", {"label": heading, "value": ""}))
-                text = text.replace(f"\n{heading}:\n", f"\n{spoken.rstrip()}\n")
+def _wrapped(text: str, width: int) -> str:
+    """`text` (a catalog's, any run of spaces and line ends one space) as lines of at most
+    `width` terminal columns (`grader.render.wrap`)."""
+    text = " ".join(text.split())
+    if text.isascii() and len(text) <= width:
         return text
+    from grader.render.wrap import wrap
 
-    # grader.render.wrap is imported only when help is shown: `grader check --format json`
-    # needs none of it (its regex of CJK ranges and unicodedata: ≈3 ms of a cold start)
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        from grader.render.wrap import wrap
-
-        return wrap(" ".join(text.split()), width)
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        from grader.render.wrap import wrap
-
-        return "\n".join(wrap(" ".join(text.split()), width, indent))
+    return "\n".join(wrap(text, width))
 
 
-def _help(catalog: Catalog, key: str | None, params: Mapping[str, Param]) -> str | None:
+def _spoken_usage(text: str) -> str:
+    """argparse's usage (at the start of `text`) with "usage: " in the catalog's words,
+    its continuation lines moved by the columns the words take beyond argparse's
+    (`使い方: ` is 8 columns, `usage: ` 7)."""
+    english = "usage: "
+    spoken = word(english)
+    if spoken == english or not text.startswith(english):
+        return text
+    usage, gap, rest = text.partition("\n\n")
+    first, *more = usage.split("\n")
+    from grader.render.wrap import cells
+
+    shift = cells(spoken) - len(english)
+    moved = [
+        (" " * shift + line if shift >= 0 else line[-shift:]) if line.strip() else line
+        for line in more
+    ]
+    return "\n".join([spoken + first[len(english) :], *moved]) + gap + rest
+
+
+def _help(catalog: Any, key: str | None, params: Mapping[str, Param]) -> str | None:
     """The catalog's text of `key`, its `%` doubled: argparse %-formats help texts."""
     if key is None:
         return None
@@ -179,20 +161,71 @@ def _help(catalog: Catalog, key: str | None, params: Mapping[str, Param]) -> str
 
 class Parser(argparse.ArgumentParser):
     """argparse's parser, saying its own words in the catalog's (see the module's text):
-    its `-h` and its errors; its subparsers are of this class too (argparse's default)."""
+    its `-h` and its errors; its subparsers are of this class too (argparse's default).
+    It keeps the option strings it was given and its subparsers, for `misspelt_option`."""
 
     def __init__(self, *args: Any, add_help: bool = True, **options: Any) -> None:
+        self.known_options: set[str] = set()
+        """The option strings of its arguments, those of its groups too (`add_args`)."""
+        self.subparsers: Any = None
+        """What `add_subparsers` returned: its `choices` map a command to its parser."""
+        self.helps: list[tuple[argparse.Action, str]] = []
+        """Its arguments (its groups' too) and their help texts as given, which
+        `format_help` wraps to the terminal."""
         super().__init__(*args, **{**options, "add_help": False})  # (mypy: not twice)
+        self.texts = (self.description, self.epilog)
+        """Its description and epilog as given, which `format_help` wraps."""
         if add_help:  # as argparse adds it, its help text in the catalog's words
             text = word("show this help message and exit").replace("%", "%%")
             self.add_argument("-h", "--help", action="help", help=text)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """argparse's, its option strings noted in `known_options`."""
+        action = super().add_argument(*args, **kwargs)
+        self.noted(action)
+        return action
+
+    def noted(self, action: argparse.Action) -> None:
+        """Note `action`, an argument of the parser or one of its groups: its option
+        strings (`known_options`) and its help text (`helps`)."""
+        self.known_options.update(action.option_strings)
+        if action.help:
+            self.helps.append((action, action.help))
+
+    def format_help(self) -> str:
+        """argparse's help, its texts wrapped to the terminal (`_wrapped`) and its own
+        words in the catalog's (see the module's text): the usage's prefix, the section
+        headings, followed by the language's colon (`选项：`)."""
+        text_width, help_width = _widths()
+        self.description, self.epilog = (
+            _wrapped(text, text_width) if text else text for text in self.texts
+        )
+        for action, given in self.helps:  # argparse %-formats help: wrap what it shows
+            action.help = _wrapped(given.replace("%%", "%"), help_width).replace("%", "%%")
+        text = _spoken_usage(super().format_help())
+        catalog = _SPOKEN[-1] if _SPOKEN else None
+        for heading in ("positional arguments", "options", "optional arguments"):
+            if catalog is not None and f"\n{heading}:\n" in text:
+                label = {"label": word(heading), "value": ""}
+                spoken = str(catalog.text("render.labelled", label)).rstrip()
+                text = text.replace(f"\n{heading}:\n", f"\n{spoken}\n")
+        return text
+
+    def format_usage(self) -> str:
+        """argparse's usage, "usage: " in the catalog's words."""
+        return _spoken_usage(super().format_usage())
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        """argparse's, noted in `subparsers`."""
+        self.subparsers = super().add_subparsers(**kwargs)
+        return self.subparsers
 
     def error(self, message: str) -> NoReturn:
         """argparse's: the usage, then the error, exit 2; in the catalog's words."""
         self.print_usage(sys.stderr)
         catalog = _SPOKEN[-1] if _SPOKEN else None
-        template = _translated(catalog, "%(prog)s: error: %(message)s\n") if catalog else None
-        if catalog is None or not template:  # argparse's own English
+        template = catalog and _translated(catalog, "%(prog)s: error: %(message)s\n")
+        if not template:  # argparse's own English
             self.exit(2, f"{self.prog}: error: {message}\n")
         self.exit(2, _filled(template, {"prog": self.prog, "message": reworded(catalog, message)}))
 
@@ -216,7 +249,7 @@ def _template(msgid: str) -> re.Pattern[str]:
 _NOT_ERRORS = ("usage", "positionals", "options", "help", "version", "error")  # their keys
 
 
-def reworded(catalog: Catalog, message: str) -> str:
+def reworded(catalog: Any, message: str) -> str:
     """argparse's English error `message` in the catalog's words: read back by the msgid
     it was made from (an argument's message within, in turn); a message argparse did not
     make (a `type=` function's, already in the catalog's words) stays as it is."""
@@ -243,7 +276,7 @@ def _filled(template: str, values: Mapping[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
-def root(catalog: Catalog, description: str, params: Mapping[str, Param]) -> Parser:
+def root(catalog: Any, description: str, params: Mapping[str, Param]) -> Parser:
     """The `grader` parser itself (build it inside `speaking(catalog)`)."""
     return Parser(
         prog="grader",
@@ -252,7 +285,7 @@ def root(catalog: Catalog, description: str, params: Mapping[str, Param]) -> Par
     )
 
 
-def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: Catalog) -> None:
+def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: Any) -> None:
     """Add each declared argument to `parser`, its help in the catalog's language."""
     groups: dict[str, Any] = {}
     for declared in args:
@@ -262,33 +295,43 @@ def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: Ca
                 groups[declared.group] = parser.add_mutually_exclusive_group()
             target = groups[declared.group]
         text = _help(catalog, declared.help, declared.params)
-        target.add_argument(*declared.flags, help=text, **declared.options)
+        action = target.add_argument(*declared.flags, help=text, **declared.options)
+        if isinstance(parser, Parser) and target is not parser:  # a group's is the parser's
+            parser.noted(action)
 
 
 def build(subparsers: Any, command: Command, catalog: Catalog, **keywords: Any) -> Parser:
     """Add `command` to the subparsers of `grader` (build it inside `speaking(catalog)`)."""
-    parser: Parser = subparsers.add_parser(
+    parser = subparsers.add_parser(
         command.name,
-        help=_help(catalog, command.summary, command.params),
+        help=_summary(catalog, command),
         description=_help(catalog, command.description, command.params),
         epilog=_help(catalog, command.epilog, command.params),
         formatter_class=HelpFormatter,
         **keywords,
     )
+    assert isinstance(parser, Parser)  # argparse makes subparsers of the parser's class
     add_args(parser, command.args, catalog)
     return parser
 
 
-def listed(subparsers: Any, command: Command, catalog: Catalog) -> Any:
+def listed(subparsers: Any, command: Command, catalog: Any) -> Any:
     """Add `command` to the subparsers of `grader` as `grader --help` lists it, its name
     and summary, without its arguments: only the command being run needs those, and
     building every command's parser was ≈12 % of a cold `grader check`."""
-    return subparsers.add_parser(
-        command.name, help=_help(catalog, command.summary, command.params), add_help=False
-    )
+    return subparsers.add_parser(command.name, help=_summary(catalog, command), add_help=False)
 
 
-def _translated(catalog: Catalog, msgid: str, count: int | None = None) -> str | None:
+def _summary(catalog: Any, command: Command) -> str | None:
+    """The command's one-line summary as `grader --help` lists it, wrapped to the help's
+    width (`_widths`) when it is longer."""
+    text = catalog.text(command.summary, command.params)
+    if text is None:
+        return command.summary.replace("%", "%%")
+    return _wrapped(str(text), _widths()[1]).replace("%", "%%")
+
+
+def _translated(catalog: Any, msgid: str, count: int | None = None) -> str | None:
     """The catalog's template of argparse's `msgid`, with its {placeholders} (those of
     `ARGPARSE_WORDS`), the plural form of `count`; None when the catalog has none."""
     key = ARGPARSE_WORDS[msgid][0]
@@ -301,11 +344,11 @@ def _translated(catalog: Catalog, msgid: str, count: int | None = None) -> str |
     return template + "\n" if msgid.endswith("\n") and not template.endswith("\n") else template
 
 
-_SPOKEN: list[Catalog] = []
+_SPOKEN: list[Any] = []
 """The catalogs of the `speaking` blocks running, innermost last."""
 
 
-def english() -> Catalog:
+def english() -> Any:
     """The engine's catalog in English: a parser built outside the command line."""
     from grader.i18n import Catalog
 
@@ -326,7 +369,7 @@ class speaking:  # lower case: used as the function it was, `with speaking(catal
     A class rather than a `contextlib.contextmanager`: a cold `grader check` imports
     nothing else of contextlib, which cost it ≈2.6 M instructions."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Any) -> None:
         self.catalog = catalog
 
     def __enter__(self) -> None:
@@ -336,53 +379,7 @@ class speaking:  # lower case: used as the function it was, `with speaking(catal
         _SPOKEN.pop()
 
 
-def _options(
-    parser: argparse.ArgumentParser, argv: Sequence[str]
-) -> tuple[set[str], argparse.ArgumentParser]:
-    """Every option string `argv` may use (the parser's own and those of the command the
-    command line names), and the parser whose usage to show (that command's)."""
-    found, shown = set(parser._option_string_actions), parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                if name in argv:
-                    found |= set(sub._option_string_actions)
-                    shown = sub
-                    break
-    return found, shown
-
-
-CLOSE = 0.8
-"""How alike a misspelt option and the one suggested are (difflib's ratio): a slip of one
-or two letters (`--formt`, `--samlpe`: 0.88 and more), not another word (`--verbose`
-for `--version`: 0.67, which argparse reports as unrecognized)."""
-
-
-def misspelt_option(parser: argparse.ArgumentParser, argv: Sequence[str], catalog: Catalog) -> None:
-    """When `argv` has an option no parser knows, nor abbreviates (`--form`), but one is
-    close to it (`--formt`), say which, after the usage, and exit 2: argparse would print
-    the whole usage and "unrecognized arguments" without a word of what was meant."""
-    import difflib
-
-    known, shown = _options(parser, argv)
-    for token in argv:
-        if token == "--":
-            return
-        option = token.partition("=")[0]
-        if not option.startswith("--") or option in known:
-            continue
-        if any(k.startswith(option) for k in known):  # an abbreviation argparse takes
-            continue
-        longs = sorted(k for k in known if k.startswith("--"))
-        close = difflib.get_close_matches(option, longs, n=1, cutoff=CLOSE)
-        if close:
-            shown.print_usage(sys.stderr)
-            params = {"option": option, "similar": close[0]}
-            text = catalog.text("cli.unknown_option_similar", params)
-            parser.exit(2, f"grader: {text or option}\n")
-
-
-def user_catalog(argv: list[str] | tuple[str, ...]) -> Catalog:
+def user_catalog(argv: list[str] | tuple[str, ...]) -> Any:
     """The engine's catalog in the language of `argv` (see `language`)."""
     from grader.i18n import Catalog
 

@@ -13,13 +13,13 @@ Each part is length-prefixed, so no two different inputs hash the same bytes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from grader.files import RawFile
 from grader.problems import Problem
-from grader.sha import sha256
 
 DIGEST_VERSION = "1"  # changes when what goes into the digest changes
 
@@ -56,7 +56,7 @@ def input_digest(
     artifacts: Iterable[tuple[str, _Read]],
 ) -> str:
     """sha256 (hex) of the grading inputs: versions, lab, rubric, language, artifacts."""
-    digest = sha256()
+    digest = hashlib.sha256()
     parts = [DIGEST_VERSION, grader_version, lab, rubric_sha256, lang]
     parts += [f"{name}\0{_fact(got)}" for name, got in artifacts]
     for part in parts:

@@ -19,6 +19,7 @@ Decisions, each because a submission is controlled by a student:
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from collections.abc import Sequence
@@ -26,7 +27,6 @@ from dataclasses import dataclass
 
 from grader.problems import Problem, Term
 from grader.sandbox import _state as sandbox_state
-from grader.sha import sha256_hex
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
@@ -161,7 +161,7 @@ def read_file(
         raise Refused(
             Problem("file.too_big", {"file": name, "size": len(data), "limit": max_bytes})
         )
-    return RawFile(name=name, data=data, sha256=sha256_hex(data), size=len(data))
+    return RawFile(name=name, data=data, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
 
 
 def _unreadable(name: str, error: OSError) -> Refused:

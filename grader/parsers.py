@@ -7,7 +7,7 @@ Each returns a `Parsed` and never raises: every way a file can be wrong becomes 
 from __future__ import annotations
 
 import re
-import sys
+import symtable
 import warnings
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,7 @@ from grader.pysource import python_tree as python_tree  # re-exported: labs read
 from grader.schema import SchemaRef
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from typing import Any
 
 PRUNED_FROM = 64 * 1024
@@ -215,32 +215,20 @@ def _python_problem(msg: str) -> tuple[str, dict[str, str]]:
     return "python.syntax", {}
 
 
-try:
-    from _symtable import symtable as _check  # the C half of `symtable`: nothing to import
-except ImportError:  # pragma: no cover - an interpreter other than CPython
-
-    def _check(text: str, filename: str, mode: str) -> None:
-        compile(text, filename, mode, 0x400, dont_inherit=True)  # PyCF_ONLY_AST
-
-
 def python_source() -> Parser:
     """A parser for Python source, never imported or run: its value is the text itself,
-    once CPython's parser accepts it (a lab reads what it needs of it with
-    `python_tokens`, or makes it a syntax tree with `python_tree`).
+    once CPython's parser accepts it (a lab makes it a syntax tree with `python_tree`, to
+    read what it needs of it).
 
-    The text is checked by the compiler's own parser and symbol table (`_symtable`, the C
-    half of the `symtable` module), which builds no syntax tree: a tree is some 40 times
-    the source's size, and the first `compile` of a process makes the ≈120 node classes of
-    `_ast` (≈10 M instructions, 5 % of a cold `grader check`). A syntax error is the one
-    `compile` reports, with its message, line and column. The symbol table also refuses
-    what the parser passes and the compiler would not, which `compile(...,
-    PyCF_ONLY_AST)`, this parser before, accepted: a duplicate parameter; `nonlocal` at
-    module level or with no binding; `import *` in a function; `from __future__ import
-    braces` or an unknown feature; a name used before its `global` declaration, or an
-    annotated `global`; `yield` in a comprehension; a walrus in a comprehension's
-    iterable. No Python can run such a file, so it is no valid sse.py either
-    (`python.syntax`). `_symtable` is CPython's; another interpreter's parse is its
-    `compile(..., PyCF_ONLY_AST)`, which accepts those few.
+    The text is checked by the compiler's own parser and symbol table (`symtable`), which
+    builds no syntax tree. A syntax error is the one `compile` reports, with its message,
+    line and column. The symbol table also refuses what the parser passes and the
+    compiler would not, which `compile(..., PyCF_ONLY_AST)`, this parser before,
+    accepted: a duplicate parameter; `nonlocal` at module level or with no binding;
+    `import *` in a function; `from __future__ import braces` or an unknown feature; a
+    name used before its `global` declaration, or an annotated `global`; `yield` in a
+    comprehension; a walrus in a comprehension's iterable. No Python can run such a
+    file, so it is no valid sse.py either (`python.syntax`).
 
     A line longer than `Limits.python_line_chars` is refused first (`python.line_too_long`,
     with its line): past it, reading the tokens would cost the square of the line's length.
@@ -259,7 +247,7 @@ def python_source() -> Parser:
             with warnings.catch_warnings(), headroom(CHECK_HEADROOM):
                 warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours
                 # the file name is not a path: never code to run
-                _check(text, f"<{file}>", "exec")
+                symtable.symtable(text, f"<{file}>", "exec")
         except SyntaxError as exc:
             message, params = _python_problem(exc.msg or "")
             return Parsed(
@@ -287,64 +275,3 @@ def python_source() -> Parser:
         return Parsed(text)
 
     return parse
-
-
-NAME, NUMBER, NEWLINE, INDENT, DEDENT = 1, 2, 4, 5, 6
-"""The token types `python_tokens` reports by number (`token.NAME`...: the same numbers
-in every Python 3); an operator is told by its text."""
-
-
-def python_tokens(text: str) -> Iterator[tuple[Any, ...]]:
-    """The tokens of `text`, valid Python source (`python_source` accepted it), one after
-    the other as the compiler's tokenizer reads them: each a tuple whose first three
-    items are its text, its type and its line (more may follow). Comments, line ends
-    inside brackets and the literal text inside an f-string are no tokens here: each
-    string is one token, as it is for the parser, and nothing in it is read as code.
-
-    CPython 3.11's tokenizer is the C one behind `_tokenize.TokenizerIter`, whose tuples
-    are (text, type, line, end line, column, end column, line's text), taken as they
-    come (an f-string is one STRING there). `tokenize`, the public module, is a
-    pure-Python copy there, with patterns to compile (≈5 M instructions). Elsewhere
-    `tokenize` is used: from 3.12 it wraps that same C tokenizer, and `TokenizerIter`'s
-    signature and tuples changed with it; it gives an f-string's (3.14: a t-string's)
-    literal text as FSTRING_MIDDLE tokens, `{{` as the text `{`, which are left out. It
-    reads a line at a time, so the lines are read with universal newlines: a lone CR
-    and CRLF end a line, as they do for the compiler, which reads the whole text (fed
-    LF lines only, 3.12 took a lone CR for a character in its line and raised). A
-    keyword is a NAME, except 3.11's `async` and `await` (types of their own): tell them
-    by their text.
-    """
-    return _TOKENS(text)
-
-
-def _tokenizer() -> Callable[[str], Iterator[tuple[Any, ...]]]:
-    """What `python_tokens` reads tokens with: CPython 3.11's `_tokenize.TokenizerIter`,
-    else `tokenize` (see `python_tokens`), imported here, with this module, so that no
-    grade imports it while it is confined (`grader.sandbox`)."""
-    if sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11):
-        try:
-            from _tokenize import TokenizerIter
-        except ImportError:  # pragma: no cover - every CPython 3.11 has it
-            pass
-        else:
-            return lambda text: iter(TokenizerIter(text))
-    import io
-    import tokenize
-
-    skipped = {
-        tokenize.COMMENT,
-        tokenize.NL,
-        *(getattr(tokenize, name, -1) for name in ("FSTRING_MIDDLE", "TSTRING_MIDDLE")),
-    }
-
-    def tokens(text: str) -> Iterator[tuple[Any, ...]]:
-        return (
-            (token.string, token.type, token.start[0])
-            for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
-            if token.type not in skipped
-        )
-
-    return tokens
-
-
-_TOKENS = _tokenizer()

@@ -25,6 +25,7 @@ instructor's language by the command line; `str(error)` is English.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -35,7 +36,6 @@ from grader.limits import ENGINE_LIMITS, Limits
 from grader.package_data import read_text
 from grader.params import POINTS, Choice, Flag, Integer
 from grader.problems import Param
-from grader.sha import sha256_hex
 from grader.tomlfile import TOMLDecodeError, loads
 
 if TYPE_CHECKING:
@@ -296,7 +296,7 @@ def parse_rubric(
     except TOMLDecodeError as exc:
         raise RubricError("rubric.not_toml", {"source": source, "detail": str(exc)}) from None
     validate(data, source, check_ids, params, lab, lab_limits)
-    digest = sha256_hex(text.encode("utf-8", "surrogateescape"))
+    digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
     limits = data.get("limits", {})
     return Rubric(
         data["lab"],

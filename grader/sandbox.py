@@ -43,8 +43,7 @@ import importlib.machinery
 import os
 import site
 import sys
-from _thread import _local as thread_local  # what `threading.local` is
-from _thread import allocate_lock
+import threading
 from collections.abc import Callable, Iterable
 from functools import cache
 from typing import TYPE_CHECKING
@@ -116,14 +115,9 @@ class Unprepared(BaseException):
         self.func = func
 
 
-class _State(thread_local):
+class _State(threading.local):
     """What the hook enforces, in each thread: a program that grades from several
-    threads confines each on its own.
-
-    `threading` is not imported for it: its `local` and `Lock` are `_thread`'s, and
-    importing `threading` (its Thread, Timer, Condition... classes, and `_weakrefset`)
-    was ≈4 M instructions of a cold `grader check`, which runs no thread of its own.
-    """
+    threads confines each on its own."""
 
     def __init__(self) -> None:
         self.active = False
@@ -137,7 +131,7 @@ class _State(thread_local):
 
 _state = _State()
 _installed = False
-_lock = allocate_lock()
+_lock = threading.Lock()
 _prepared: dict[Callable[[], Any], Any] = {}
 
 

@@ -54,6 +54,7 @@ CHECK_PATH = {
     "grader.cli_io",
     "grader.cli_commands",
     "grader.cli_lab",
+    "grader.cli_parser",
     "grader.digest",
     "grader.engine",
     "grader.exits",
@@ -77,13 +78,13 @@ CHECK_PATH = {
     "grader.problems",
     "grader.render",
     "grader.render.json",
+    "grader.render.wrap",  # the commands' summaries, wrapped when `grader --help` lists them
     "grader.result",
     "grader.rubric",
     "grader.runner",
     "grader.sandbox",
     "grader.schema",
     "grader.schema_fast",
-    "grader.sha",
     "grader.syspath",
     "grader.text",
     "grader.tomlfile",
@@ -99,15 +100,9 @@ NOT_ON_THE_CHECK_PATH = (
     "pathlib",  # the sample registry's builder
     "difflib",  # only for a misspelt file name or rubric key
     # not "dataclasses", "inspect", "ast": the value classes are dataclasses (issue 27)
-    "argparse",  # a plain command line is read from its tables (grader.cli_commands)
-    "gettext",
-    "grader.cli_parser",
     "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
     # not "typing": every module takes TYPE_CHECKING from it, as Python code normally does
     "string",  # catalog messages are filled by str.format_map
-    "hashlib",  # small inputs are hashed by CPython's own sha256 (grader.sha)
-    "_hashlib",
-    "threading",  # the sandbox's per-thread state and lock are _thread's
     "importlib.util",  # package folders found without it (grader.package_data)
     "contextlib",  # the check path's `with` blocks are classes of its own
     "zipfile",

@@ -108,13 +108,13 @@ def test_a_window_keeps_exactly_the_finite_numbers_in_order(numbers: list[float 
     )
 
 
-def test_the_resolutions_remembered_are_forgotten_once_there_are_4096() -> None:
+def test_at_most_4096_resolutions_are_remembered() -> None:
     """A process that grades many logs remembers at most 4,096 resolutions; what it
     computes after forgetting is the same."""
-    from checks.evidence import RESOLUTIONS, resolution
+    from checks.evidence import resolution
 
-    RESOLUTIONS.clear()
-    assert [resolution(i + 0.5) for i in range(4096)] == [0.05] * 4096
-    assert len(RESOLUTIONS) == 4096
-    assert resolution(0.25) == 0.005 and len(RESOLUTIONS) == 1
+    resolution.cache_clear()
+    assert [resolution(i + 0.5) for i in range(5000)] == [0.05] * 5000
+    assert resolution.cache_info().currsize == 4096
+    assert resolution(0.25) == 0.005 and resolution.cache_info().currsize == 4096
     assert resolution(624.9) == 0.05 and resolution(625) == 0.5

@@ -1,8 +1,8 @@
-"""sse.py's outline, read from its tokens, is what its syntax tree says.
+"""sse.py's outline is what its syntax tree says.
 
-`checks.source.outline` reads a passing sse.py without a syntax tree; the tree is the
-definition of what it reads: the top-level functions (name, `async`, line), their
-positional parameters with their defaults, and the modules imported anywhere.
+`checks.source.outline` reads a passing sse.py from its syntax tree: the top-level
+functions (name, `async`, line), their positional parameters with their defaults, and
+the modules imported anywhere, as `ast` gives them here.
 """
 
 from __future__ import annotations
@@ -165,17 +165,18 @@ def test_the_outline_of_every_sse_py_in_the_repository_is_its_trees(path: Path) 
     _assert_outline_is_the_trees(text)
 
 
-def test_the_labs_signature_is_read_from_the_tokens_without_a_tree() -> None:
+def test_the_labs_signature_is_read_with_its_defaults() -> None:
     head = outline("def stream(messages, max_tokens=64, cache_prompt=True, raw_out=None): pass")
     (stream,) = head.functions
     assert stream.positional == ("messages", "max_tokens", "cache_prompt", "raw_out")
     assert stream.defaults == (64, True, None)
 
 
-def test_a_default_that_is_not_plain_is_left_to_the_tree() -> None:
-    (head,) = outline("def stream(messages, max_tokens=0x40): pass").functions
-    assert head.positional is None  # 0x40 is 64: the tree's literal_eval says so
-    assert _signature(head, outline("def stream(messages, max_tokens=0x40): pass")) == [
+def test_a_default_written_another_way_is_its_value() -> None:
+    read = outline("def stream(messages, max_tokens=0x40): pass")
+    (head,) = read.functions
+    assert head.defaults == (64,)  # 0x40 is 64: literal_eval says so
+    assert _signature(head, read) == [
         ("messages", _NO_DEFAULT),
         ("max_tokens", 64),
     ]
@@ -237,9 +238,7 @@ def test_valid_source_is_kept_as_its_text() -> None:
 
 @pytest.mark.parametrize("end", ["\r", "\r\n"], ids=["CR", "CRLF"])
 def test_a_source_with_other_line_ends_is_outlined_as_with_lf(end: str) -> None:
-    """Python reads a lone CR and CRLF as line ends, as LF: so does the outline (on 3.12
-    the public tokenizer, fed one line at a time, once took a lone CR for a character
-    in the line and raised)."""
+    """Python reads a lone CR and CRLF as line ends, as LF: so does the outline."""
     text = "import http.client\ndef stream(messages, max_tokens=64):\n    import json\n"
     other, lf = outline(text.replace("\n", end)), outline(text)
     assert (other.functions, other.imports) == (lf.functions, lf.imports)

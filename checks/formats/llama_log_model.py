@@ -19,11 +19,12 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from checks.formats.llama_log_story import EMPTY as EMPTY_STORY
-from checks.formats.llama_log_story import Story
+from checks.formats.llama_log_story import ByTask, Story
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from typing import Any
+
+    from checks.evidence import Window
 
 E = TypeVar("E", bound="Launch | Release")
 
@@ -211,11 +212,28 @@ class ServerLog:
         return tuple([t for t in self.timings if t.eval_ms is not None and t.eval_n is not None])
 
     @cached_property
-    def views(self) -> dict[str, Any]:
-        """Where the checks keep what they derive from this log alone, each made once per
-        log and found by its name (`checks.evidence.window`): the record stays as it was
-        scanned, and a view made once serves every check that asks for it."""
-        return {}
+    def eval_window(self) -> Window:
+        """`complete_timings` by their eval time (`checks.evidence.Window`), made once per
+        log: sentence.in_log, ttft.in_log and the assignment ask, and a near-cap log has
+        18,000 blocks to sort."""
+        from checks.evidence import Window  # the evidence's comparisons import this module
+
+        return Window(self.complete_timings, attrgetter("eval_ms"))
+
+    @cached_property
+    def prompt_window(self) -> Window:
+        """`complete_timings` by their prompt time, as `eval_window`: prefill.in_log and
+        cache.in_log (through `prefill.claimed`) ask."""
+        from checks.evidence import Window
+
+        return Window(self.complete_timings, attrgetter("prompt_ms"))
+
+    @cached_property
+    def story_by_task(self) -> tuple[ByTask, ByTask, ByTask]:
+        """The story's sizes, kept counts and whole-prompt lines by task, made once per log
+        for `checks.story`'s checks."""
+        story = self.story
+        return ByTask(story.sizes), ByTask(story.kept), ByTask(story.whole)
 
     def events(self) -> list[Event]:
         """Every task event (launch, timing, cancel, release), in line order."""
