@@ -127,8 +127,8 @@ def bases() -> list[Base]:
     a registry that does not know them, `registry_without_bases`)."""
     registry_without_bases()
     from checks import LAB
-    from grader.grade import grade
-    from grader.rubric import load_lab_rubric
+    from grader.engine.grade import grade
+    from grader.engine.rubric import load_lab_rubric
 
     rubric = load_lab_rubric(LAB, None)
     found = []

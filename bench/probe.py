@@ -35,8 +35,8 @@ def _hwm_kib() -> int:
 
 
 def _lab() -> tuple[Any, Any]:
-    from grader.labs import choose
-    from grader.rubric import load_lab_rubric
+    from grader.engine.labs import choose
+    from grader.engine.rubric import load_lab_rubric
 
     lab = choose(None)
     return lab, load_lab_rubric(lab, None)
@@ -62,9 +62,9 @@ def _median_ms(samples: list[float]) -> float:
 
 
 def phases(folder: str, repeat: int) -> dict[str, Any]:
-    from grader.grade import catalog_for, grade, load_artifacts
+    from grader.engine.grade import catalog_for, grade, load_artifacts
+    from grader.engine.runner import run_checks
     from grader.render import RenderOptions, renderer
-    from grader.runner import run_checks
 
     lab, rubric = _lab()
     limits = rubric.make_limits(lab.limits)
@@ -122,7 +122,7 @@ def validation(folder: str, repeat: int) -> dict[str, Any]:
 
 
 def grade_once(folder: str) -> dict[str, Any]:
-    from grader.grade import grade
+    from grader.engine.grade import grade
 
     lab, rubric = _lab()
     before = _hwm_kib()
@@ -139,7 +139,7 @@ def grade_once(folder: str) -> dict[str, Any]:
 
 
 def growth(kind: str, counts: list[int], source: str) -> dict[str, Any]:
-    from grader.limits import Limits
+    from grader.reading.limits import Limits
 
     lab, _ = _lab()
     spec = next(a for a in lab.artifacts if a.filename == kind)

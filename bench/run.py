@@ -407,7 +407,7 @@ def caps(venv: Venv) -> dict[str, int]:
     """The caps a submission is graded under: the lab's rubric over the defaults."""
     sys.path.insert(0, str(ROOT))
     from checks import LAB
-    from grader.rubric import load_lab_rubric
+    from grader.engine.rubric import load_lab_rubric
 
     limits = load_lab_rubric(LAB, None).make_limits(LAB.limits)
     return {name: limits[name] for name in limits.names()}

@@ -28,11 +28,11 @@ from checks import (
 from checks.formats.chat_stream import chat_stream
 from checks.formats.server_log import server_log
 from checks.samples import SAMPLE_FOLDERS
-from grader.engine import collect
-from grader.lab import Lab, Leaderboard
-from grader.loading import ArtifactSpec
-from grader.parsers import json_document, json_lines
-from grader.schema import SchemaSet
+from grader.engine.api import collect
+from grader.engine.lab import Lab, Leaderboard
+from grader.reading.loading import ArtifactSpec
+from grader.reading.parsers import json_document, json_lines
+from grader.reading.schema import SchemaSet
 
 if TYPE_CHECKING:
     from typing import Any
@@ -47,7 +47,7 @@ LIMITS = {
     "sse_events": 4_096,  # real: 67 (max_tokens 64); even max_tokens 4000 fits
     "log_lines": 25_000,  # real: 116
 }
-"""The caps of the lab's own formats, beside the engine's (`grader/limits.py`); the
+"""The caps of the lab's own formats, beside the engine's (`grader/reading/limits.py`); the
 rubric's `[limits]` sets them like the engine's.
 
 The log's two caps hold some 200 whole runs of the lab (a run's log is 116 lines, 13 KB,

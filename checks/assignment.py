@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING
 
 from checks.evidence import agree, blocks, finite, request_params, resolution
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
-from grader.engine import Context, Fail, check
-from grader.params import Integer, Number
+from grader.engine.api import Context, Fail, check
+from grader.engine.params import Integer, Number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable

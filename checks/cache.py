@@ -8,8 +8,8 @@ from checks.coverage import unconfirmed
 from checks.evidence import blocks, first_token_fits, match, match_in_order, request_params
 from checks.numbers import entry_for
 from checks.prefill import claimed
-from grader.engine import Context, Fail, check
-from grader.params import Number
+from grader.engine.api import Context, Fail, check
+from grader.engine.params import Number
 
 if TYPE_CHECKING:
     from typing import Any

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from checks.evidence import blocks
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 from checks.numbers import medians
-from grader.engine import Context, Fail, Note, check
-from grader.params import Integer, Number
+from grader.engine.api import Context, Fail, Note, check
+from grader.engine.params import Integer, Number
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from checks.formats.chat_stream import ChatStream
-    from grader.engine import Context
+    from grader.engine.api import Context
 
     Kind = Callable[[TaskTiming], bool]
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from checks.evidence import blocks, task_label
 from checks.formats.llama_log import Cancel, ServerLog, TaskTiming
 from checks.numbers import median
-from grader.engine import Context, Fail, Note, check
-from grader.params import Integer, Number
-from grader.problems import Term
+from grader.engine.api import Context, Fail, Note, check
+from grader.engine.params import Integer, Number
+from grader.words.problems import Term
 
 if TYPE_CHECKING:
     from typing import Any

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from checks.evidence import blocks, resolution, task_label
 from checks.formats.llama_log import Figures, Launch, ServerLog, TaskTiming
-from grader.engine import Context, Fail, check
-from grader.params import Number
-from grader.problems import Term
+from grader.engine.api import Context, Fail, check
+from grader.engine.params import Number
+from grader.words.problems import Term
 
 if TYPE_CHECKING:
     from typing import Any

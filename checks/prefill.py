@@ -15,8 +15,8 @@ from checks.evidence import (
 )
 from checks.formats.llama_log import ServerLog, TaskTiming
 from checks.numbers import entry_for
-from grader.engine import Context, Fail, check
-from grader.params import Integer, ListOf, Number
+from grader.engine.api import Context, Fail, check
+from grader.engine.params import Integer, ListOf, Number
 
 if TYPE_CHECKING:
     from typing import Any

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from checks.numbers import close
-from grader.engine import Context, Fail, Note, check
-from grader.params import Number
+from grader.engine.api import Context, Fail, Note, check
+from grader.engine.params import Number
 
 if TYPE_CHECKING:
     from typing import Any

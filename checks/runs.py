@@ -18,7 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from checks.fingerprint import MIN_SHARED
-from grader.package_data import package_file
+from grader.words.package_data import package_file
 
 if TYPE_CHECKING:
     from pathlib import Path

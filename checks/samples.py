@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING
 
-from grader.package_data import package_file
+from grader.words.package_data import package_file
 
 if TYPE_CHECKING:  # pathlib is for the registry's builder: `grader check` never imports it
     from pathlib import Path

@@ -13,8 +13,8 @@ from checks.evidence import (
     request_params,
 )
 from checks.numbers import duration_noise
-from grader.engine import Context, Fail, check
-from grader.params import Integer, Number
+from grader.engine.api import Context, Fail, check
+from grader.engine.params import Integer, Number
 
 # A sentence ends at . ! or ? followed by whitespace, so "3.5" and "a.m." don't end one.
 SENTENCE_END = re.compile(r"[.!?](?=\s)")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from grader.engine import Context, Fail, check
-from grader.params import Integer
+from grader.engine.api import Context, Fail, check
+from grader.engine.params import Integer
 
 
 @check("health.ok", reads=("health",))

@@ -2,7 +2,7 @@
 
 What the check reads of it (its top-level functions' heads, the modules it imports, how
 it reads the stream) is kept, as an `Outline`, read from the syntax tree (`ast`) of the
-text the engine's parser accepted (`grader.parsers.python_source`); the tree itself is
+text the engine's parser accepted (`grader.reading.parsers.python_source`); the tree itself is
 let go, and made again only to show a signature that fails.
 """
 
@@ -12,11 +12,11 @@ import ast
 import re
 from dataclasses import dataclass
 
-from grader.engine import Context, Fail, check
-from grader.limits import Limits
-from grader.loading import Parsed, Parser
-from grader.parsers import python_source
-from grader.pysource import python_tree
+from grader.engine.api import Context, Fail, check
+from grader.reading.limits import Limits
+from grader.reading.loading import Parsed, Parser
+from grader.reading.parsers import python_source
+from grader.reading.pysource import python_tree
 
 SIGNATURE = "stream(messages, max_tokens=64, cache_prompt=True, raw_out=None)"
 _EXPECTED = [("messages", None), ("max_tokens", 64), ("cache_prompt", True), ("raw_out", None)]
@@ -288,7 +288,7 @@ def _positional(args: ast.arguments) -> tuple[tuple[str, ...], tuple[object, ...
 
 
 def client_source() -> Parser:
-    """The parser of sse.py: Python source (`grader.parsers.python_source`), kept as its
+    """The parser of sse.py: Python source (`grader.reading.parsers.python_source`), kept as its
     `Outline`."""
     parse_python = python_source()
 

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING
 
 from checks.formats.llama_log import Cancel, ServerLog
 from checks.numbers import median
-from grader.engine import Context, Fail, check
-from grader.params import Integer, Number
+from grader.engine.api import Context, Fail, check
+from grader.engine.params import Integer, Number
 
 if TYPE_CHECKING:
     from checks.formats.llama_log_story import Similarity

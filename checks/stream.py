@@ -10,8 +10,8 @@ from checks.evidence import agree, blocks, request_params, resolution
 from checks.formats.chat_stream import ChatStream
 from checks.formats.llama_log import ServerLog
 from checks.numbers import duration_noise
-from grader.engine import Context, Fail, Note, check
-from grader.params import Integer, Number
+from grader.engine.api import Context, Fail, Note, check
+from grader.engine.params import Integer, Number
 
 if TYPE_CHECKING:
     from typing import Any

@@ -5,7 +5,7 @@ from __future__ import annotations
 from checks.fingerprint import blocks_of, run_keys, times_of
 from checks.runs import SERVER_RECORD, is_reference, known_run
 from checks.samples import MEASURED, may_share, registry, sample_at
-from grader.engine import Context, Fail, Note, check
+from grader.engine.api import Context, Fail, Note, check
 
 ARTIFACT_OF = {
     "sse_raw.txt": "sse",

@@ -17,8 +17,8 @@ from checks.evidence import (
 )
 from checks.formats.llama_log import TaskTiming
 from checks.numbers import close, duration_noise, medians
-from grader.engine import Context, Fail, check
-from grader.params import Integer, Number
+from grader.engine.api import Context, Fail, check
+from grader.engine.params import Integer, Number
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

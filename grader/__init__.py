@@ -2,7 +2,7 @@
 
 The engine (this package) knows how to load files safely, validate them, run checks and
 render results; a lab (its artifacts, checks, schemas, rubric, messages) is a package of
-its own, found through the `grader.labs` entry points (`grader.labs`). This project's
+its own, found through the `grader.labs` entry points (`grader.engine.labs`). This project's
 lab is `checks/`.
 """
 

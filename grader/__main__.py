@@ -2,15 +2,15 @@
 
 The working directory, which `-m` put first on `sys.path`, goes before anything else
 is imported: it may be a submission holding modules of the student's (see
-`grader.syspath`).
+`grader.system.syspath`).
 """
 
 import sys
 
-from grader.syspath import drop_working_directory
+from grader.system.syspath import drop_working_directory
 
 drop_working_directory()
 
-from grader.cli import console  # noqa: E402  (only now: see above)
+from grader.cli.main import console  # noqa: E402  (only now: see above)
 
 sys.exit(console())

@@ -60,9 +60,9 @@ from make_derived import CASES, add_extra_keys, map_times  # noqa: E402
 from make_fabricated import hide_cache_on_in_json, hide_no_close  # noqa: E402
 
 from checks import LAB  # noqa: E402
-from grader import batch  # noqa: E402
+from grader.batch import run as batch  # noqa: E402
 from grader.class_report import write_class_report  # noqa: E402
-from grader.i18n import LANGUAGES  # noqa: E402
+from grader.words.i18n import LANGUAGES  # noqa: E402
 
 REAL = ROOT / "tests" / "data" / "real"
 BASES: dict[str, tuple[Path, float]] = {

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from checks import LAB  # noqa: E402
-from grader.grade import grade  # noqa: E402
-from grader.rubric import load_lab_rubric  # noqa: E402
+from grader.engine.grade import grade  # noqa: E402
+from grader.engine.rubric import load_lab_rubric  # noqa: E402
 
 
 @dataclass(frozen=True)

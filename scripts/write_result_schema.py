@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.result import result_schema  # noqa: E402
+from grader.engine.result import result_schema  # noqa: E402
 
 (ROOT / "grader" / "schemas" / "result.schema.json").write_text(
     json.dumps(result_schema(), indent=2, ensure_ascii=False) + "\n", "utf-8"

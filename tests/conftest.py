@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.grade import grade
-from grader.result import Result
-from grader.rubric import Rubric, load_lab_rubric
+from grader.engine.grade import grade
+from grader.engine.result import Result
+from grader.engine.rubric import Rubric, load_lab_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_submissions"

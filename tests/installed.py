@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 
 BUILD_LEFTOVERS = ("firsttoken_grader.egg-info", "build")
 """What setuptools leaves in the checkout when it builds there: an `*.egg-info` on the
-working directory's path is an installed distribution to `grader.labs`, so the grader
+working directory's path is an installed distribution to `grader.engine.labs`, so the grader
 run from the checkout afterwards would read its entry points (and the cold-import test
 would see it)."""
 

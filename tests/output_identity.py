@@ -65,9 +65,9 @@ def _in_repository() -> Iterator[None]:
 def check_outputs() -> Iterator[tuple[str, bytes]]:
     """`grader check` of every sample, in every language and format."""
     from checks import LAB
-    from grader.grade import catalog_for, grade
+    from grader.engine.grade import catalog_for, grade
+    from grader.engine.rubric import load_lab_rubric
     from grader.render import FORMATS, RenderOptions, renderer
-    from grader.rubric import load_lab_rubric
 
     rubric = load_lab_rubric(LAB, None)
     with _in_repository():
@@ -84,7 +84,7 @@ def check_outputs() -> Iterator[tuple[str, bytes]]:
 
 def cli_outputs() -> Iterator[tuple[str, bytes]]:
     """What the command line prints: a check in JSON and as text, and the list of checks."""
-    from grader.cli import main
+    from grader.cli.main import main
 
     commands = {
         "cli/check-json": ["check", "tests/data/real/correct", "--format", "json"],
@@ -116,7 +116,7 @@ def batch_outputs(jobs: int = 1) -> Iterator[tuple[str, bytes]]:
     """`grader batch` over every sample folder and an archive of the real captures, with
     its class report in two languages: every file it writes. It runs in a copy of the
     samples, from relative paths, so no path of this machine is in the output."""
-    from grader.batch import run
+    from grader.batch.run import run
     from grader.class_report import write_class_report
 
     before = os.getcwd()

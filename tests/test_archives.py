@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.archives import (
+from grader.reading.archives import (
     ArchiveCaps,
     ArchiveError,
     Budget,

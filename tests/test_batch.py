@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader import grade as grade_module
-from grader.batch import run
-from grader.batch_cli import main
-from grader.batch_ids import assign_ids, safe_id
-from grader.grade import grade
-from grader.gradebook import COLUMNS
-from grader.progress import Progress
+from grader.batch.gradebook import COLUMNS
+from grader.batch.ids import assign_ids, safe_id
+from grader.batch.progress import Progress
+from grader.batch.run import run
+from grader.cli.batch import main
+from grader.engine import grade as grade_module
+from grader.engine.grade import grade
 from tests.conftest import CORRECT, REAL, SAMPLES, max_score
 
 FULL = max_score()

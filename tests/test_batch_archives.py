@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import batch_archives, batch_grading
-from grader.batch_cli import main
+from grader.batch import archives as batch_archives
+from grader.batch import grading as batch_grading
+from grader.cli.batch import main
 from tests.bombs import MIB, many_members_zip, zero_zip
 from tests.conftest import CORRECT, ROOT, max_score
 
@@ -69,7 +70,7 @@ def test_only_the_lab_files_are_extracted_and_the_rest_is_noted(tmp_path: Path) 
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(batch_grading, "grade_task", spy)
-        patch.setattr("grader.batch.grade_task", spy)
+        patch.setattr("grader.batch.run.grade_task", spy)
         assert batch(str(archive), "--out", str(tmp_path / "out")) == 0
     assert written == FILES * 2
     book = rows(tmp_path / "out")
@@ -95,7 +96,7 @@ def test_archives_are_extracted_graded_and_deleted_a_few_at_a_time(
             peak["files"] = max(peak["files"], sum(1 for p in root.rglob("*") if p.is_file()))
         return real(task)
 
-    monkeypatch.setattr("grader.batch.grade_task", spy)
+    monkeypatch.setattr("grader.batch.run.grade_task", spy)
     monkeypatch.setattr(batch_grading, "grade_task", spy)
     assert batch(*map(str, paths), "--out", str(out)) == 0
     assert len(rows(out)) == 18

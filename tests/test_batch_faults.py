@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import atomic, outdir
-from grader.batch_cli import main
-from grader.outdir import claim
+from grader.batch import outdir
+from grader.batch.outdir import claim
+from grader.cli.batch import main
+from grader.system import atomic
 from tests.conftest import CORRECT, ROOT, max_score
 
 MAX = max_score()
@@ -56,7 +57,7 @@ def test_a_second_batch_into_the_same_out_refuses(classroom: Path, tmp_path, cap
 def test_a_lock_dies_with_its_holder(classroom: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    code = "import sys, time; from grader.outdir import claim; c = claim(sys.argv[1]); "
+    code = "import sys, time; from grader.batch.outdir import claim; c = claim(sys.argv[1]); "
     code += "c.__enter__(); print('held', flush=True); time.sleep(60)"
     holder = subprocess.Popen(
         [sys.executable, "-c", code, str(out)], stdout=subprocess.PIPE, text=True, cwd=ROOT
@@ -83,7 +84,7 @@ def fill_disk_after(monkeypatch: pytest.MonkeyPatch, files: int) -> None:
         state["written"] += 1
 
     monkeypatch.setattr(atomic.os, "write", write)
-    monkeypatch.setattr("grader.faults.write_atomic", write_atomic)
+    monkeypatch.setattr("grader.system.faults.write_atomic", write_atomic)
 
 
 def test_a_full_disk_stops_the_batch_and_resume_finishes_it(
@@ -192,7 +193,7 @@ def _alive(pid: int) -> bool:
 def test_workers_die_with_a_killed_batch(classroom: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     code = (
-        "import sys, multiprocessing as mp; from grader.batch import run; "
+        "import sys, multiprocessing as mp; from grader.batch.run import run; "
         "run([sys.argv[1]], sys.argv[2], jobs=2, lab_ref='tests.slow_lab:LAB', "
         "rubric_path=sys.argv[3], mp_context=mp.get_context(sys.argv[4]))"
     )
@@ -220,10 +221,10 @@ def test_workers_die_with_a_killed_batch(classroom: Path, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("how", ["prctl", "watchdog"])
 def test_a_worker_tied_to_its_parent_dies_with_it(how: str) -> None:
-    """Both ways of grader.lifeline: the kernel's death signal, and the watchdog thread
+    """Both ways of grader.system.lifeline: the kernel's death signal, and the watchdog thread
     used where prctl is not available."""
     child = (
-        "import sys, time; from grader import lifeline; "
+        "import sys, time; from grader.system import lifeline; "
         f"lifeline._prctl_deathsig = (lambda: False) if {how == 'watchdog'!r} else "
         "lifeline._prctl_deathsig; "
         "print(lifeline.die_with_parent(), flush=True); time.sleep(60)"

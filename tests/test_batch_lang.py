@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.archives import ArchiveError, Special
-from grader.batch_cli import main
-from grader.i18n import Catalog
-from grader.progress import Progress
-from grader.worded import Worded
+from grader.batch.progress import Progress
+from grader.cli.batch import main
+from grader.reading.archives import ArchiveError, Special
+from grader.words.i18n import Catalog
+from grader.words.worded import Worded
 from tests.conftest import CORRECT, hand_in_zips
 
 

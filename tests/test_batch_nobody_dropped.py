@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch_cli import main as batch_main
-from grader.cli import main as cli_main
+from grader.cli.batch import main as batch_main
+from grader.cli.main import main as cli_main
 from tests.conftest import CORRECT, max_score
 
 FULL = max_score()

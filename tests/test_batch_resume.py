@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import grade as grade_module
-from grader.batch_cli import main
+from grader.cli.batch import main
+from grader.engine import grade as grade_module
 from tests.conftest import CORRECT, REAL, ROOT, max_score
 
 FULL = f"{max_score():g}"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch_cli import main as batch_main
-from grader.batch_ids import assign_ids
+from grader.batch.ids import assign_ids
 from grader.class_report.results import read_results, result_files
-from grader.cli import main as cli_main
+from grader.cli.batch import main as batch_main
+from grader.cli.main import main as cli_main
 from tests.conftest import CORRECT, REAL, max_score
 
 FULL = max_score()

@@ -18,8 +18,8 @@ from grader.class_report.flags import integrity_flags
 from grader.class_report.groups import find_groups
 from grader.class_report.pairs import compared_of
 from grader.class_report.results import Student, student_from
-from grader.grade import grade
-from grader.rubric import load_lab_rubric
+from grader.engine.grade import grade
+from grader.engine.rubric import load_lab_rubric
 from tests.conftest import REAL, check_of
 
 COUNT = 15  # three students of each real capture

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-import grader.batch as batch_module
-from grader.batch_cli import main as batch_main
+import grader.batch.run as batch_module
 from grader.class_report.results import TEXT_CAP, read_results, result_files
-from grader.cli import main as cli_main
+from grader.cli.batch import main as batch_main
+from grader.cli.main import main as cli_main
 from grader.export.roster import ROSTER_CELL_CHARS, RosterError, delimiter_of, parse_roster
 from tests.conftest import CORRECT
 

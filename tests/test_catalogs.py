@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from grader.i18n import Catalog, flatten
-from grader.tomlfile import loads
+from grader.words.i18n import Catalog, flatten
+from grader.words.tomlfile import loads
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("grader", "checks")
@@ -142,7 +142,7 @@ def test_every_english_count_of_things_has_its_singular(package: str) -> None:
 def test_every_message_fills_as_string_formatter_fills_it(package: str, lang: str) -> None:
     """`Catalog.text` fills with `str.format_map` (no `string` import on a check): the same
     text `string.Formatter` gives, every placeholder given or none."""
-    from grader.i18n import _Lenient
+    from grader.words.i18n import _Lenient
 
     catalog = Catalog(lang, (package,))
     for key, template in _flat(package, lang).items():

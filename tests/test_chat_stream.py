@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from checks import LAB, SCHEMAS
 from checks.formats import chat_stream as chat_stream_module
 from checks.formats.chat_stream import ChatStream, chat_stream
-from grader import jsonload, parsers
+from grader.reading import jsonload, parsers
 from tests.bulk_reading import ROOT, read_both, saved_files
 
 parse = chat_stream(SCHEMAS["sse_chunk"])

@@ -52,7 +52,7 @@ def groups_of(students: list[Student], spec=SPEC):
 @pytest.fixture(scope="module")
 def honest_class(rubric) -> list[Student]:
     from checks import LAB
-    from grader.grade import grade
+    from grader.engine.grade import grade
 
     return [
         student_of(f"{f.parent.name}/{f.name}", json.loads(grade(LAB, str(f), rubric).to_json()))
@@ -270,8 +270,8 @@ def test_timings_every_student_shares_make_no_pair() -> None:
 
 
 def test_the_report_reads_the_groups_the_batch_stored_for_its_results(tmp_path) -> None:
-    from grader.batch_cli import main as batch_main
     from grader.class_report.page import load_class
+    from grader.cli.batch import main as batch_main
 
     classroom = tmp_path / "class"
     for name in ("alice", "dave"):
@@ -284,8 +284,8 @@ def test_the_report_reads_the_groups_the_batch_stored_for_its_results(tmp_path) 
 
 
 def test_the_report_finds_the_groups_itself_when_the_results_changed_since(tmp_path) -> None:
-    from grader.batch_cli import main as batch_main
     from grader.class_report.page import load_class
+    from grader.cli.batch import main as batch_main
 
     classroom = tmp_path / "class"
     shutil.copytree(REAL / "correct", classroom / "alice")

@@ -23,8 +23,8 @@ import pytest
 
 from checks import LAB
 from grader import class_report as cr
-from grader.batch_rows import row_of
-from grader.class_report import cli as report_cli
+from grader.batch.gradebook import summary_dict
+from grader.batch.rows import row_of
 from grader.class_report import overview
 from grader.class_report.axes import Axis, linear_axis, log_axis
 from grader.class_report.charts import strip_chart, xy_chart
@@ -37,11 +37,11 @@ from grader.class_report.svg import (
     esc,
     fmt,
 )
-from grader.grade import grade, not_gradable
-from grader.gradebook import summary_dict
-from grader.i18n import Catalog, catalog_file
-from grader.problems import Problem
-from grader.result import read_result
+from grader.cli import report as report_cli
+from grader.engine.grade import grade, not_gradable
+from grader.engine.result import read_result
+from grader.words.i18n import Catalog, catalog_file
+from grader.words.problems import Problem
 from tests.conftest import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent

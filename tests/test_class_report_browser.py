@@ -33,7 +33,7 @@ import pytest
 
 from checks import LAB
 from grader import class_report as cr
-from grader.grade import grade
+from grader.engine.grade import grade
 from tests.conftest import EXPECTED, SAMPLES
 
 CHROMIUM = next(

@@ -16,7 +16,7 @@ import pytest
 from checks import LAB
 from grader import class_report as cr
 from grader.class_report import students as students_section
-from grader.grade import grade
+from grader.engine.grade import grade
 from tests.conftest import SAMPLES
 
 BASES = ("correct", "cache_on_in_prefill", "no_close_on_cancel", "role_chunk_counted")
@@ -107,7 +107,8 @@ def test_grader_report_reads_each_result_once(
 ) -> None:
     """Reading (strict, schema-checked) is most of what a large class costs: the command
     reads the class once for the lab, the page and its closing line."""
-    from grader.class_report import cli, results
+    from grader.class_report import results
+    from grader.cli import report as cli
 
     out = class_of(graded, tmp_path / "class", 3)
     read: list[str] = []

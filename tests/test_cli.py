@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.cli import main
+from grader.cli.main import main
 from tests.conftest import CORRECT, REAL, ROOT, SAMPLES
 
 RESULT_SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
@@ -53,7 +53,7 @@ def test_missing_default_folder_explains_how_to_grade_a_sample(capsys, monkeypat
     import dataclasses
 
     from checks import LAB
-    from grader import labs
+    from grader.engine import labs
 
     moved = dataclasses.replace(LAB, default_folder="/nonexistent/voice/llm")
     monkeypatch.setitem(labs._loaded, LAB.name, moved)
@@ -66,7 +66,7 @@ def test_missing_default_folder_hint_is_in_the_students_language(capsys, monkeyp
     import dataclasses
 
     from checks import LAB
-    from grader import labs
+    from grader.engine import labs
 
     moved = dataclasses.replace(LAB, default_folder="/nonexistent/voice/llm")
     monkeypatch.setitem(labs._loaded, LAB.name, moved)
@@ -198,7 +198,7 @@ def test_an_internal_error_is_exit_3_not_a_traceback(capsys, monkeypatch) -> Non
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("grader.grade.grade", broken)
+    monkeypatch.setattr("grader.engine.grade.grade", broken)
     code, out, err = run(capsys, "check", str(CORRECT))
     assert code == 3 and "internal error" in err and "boom" in err and out == ""
     assert "Traceback" not in err
@@ -260,8 +260,8 @@ def test_report_command_writes_a_class_page(capsys, tmp_path: Path) -> None:
 
 def test_check_does_not_import_the_class_report() -> None:
     code = (
-        "import sys; from grader.cli import main; main(['checks']); "
-        "print(any(m in sys.modules for m in ('grader.class_report', 'grader.batch')))"
+        "import sys; from grader.cli.main import main; main(['checks']); "
+        "print(any(m in sys.modules for m in ('grader.class_report', 'grader.batch.run')))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.stdout.strip().endswith("False")
@@ -313,7 +313,7 @@ def test_the_command_runs_with_the_collector_on_and_what_it_imported_frozen(
     usual, and never goes over the lab's objects."""
     import gc
 
-    from grader import cli
+    from grader.cli import main as cli
 
     seen = []
     monkeypatch.setattr(sys, "argv", ["grader", "check", str(CORRECT), "--format", "json"])

@@ -19,8 +19,8 @@ import pytest
 
 from checks import LAB
 from grader import __version__
-from grader.i18n import LANGUAGES
-from grader.render.wrap import cells
+from grader.words.i18n import LANGUAGES
+from grader.words.wrap import cells
 from tests.conftest import ROOT, max_score
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.cli import main
-from grader.cli_parser import ARGPARSE_WORDS, HelpFormatter, Parser, reworded, speaking
-from grader.i18n import LANGUAGES, Catalog
-from grader.render.wrap import cells
+from grader.cli.main import main
+from grader.cli.parser import ARGPARSE_WORDS, HelpFormatter, Parser, reworded, speaking
+from grader.words.i18n import LANGUAGES, Catalog
+from grader.words.wrap import cells
 from tests.conftest import ROOT
 
 COMMANDS = ("check", "checks", "labs", "explain", "batch", "report", "export")
@@ -259,7 +259,7 @@ def test_help_is_as_wide_as_argparse_would_make_it(
     """`terminal_columns` reads the width as argparse's `shutil.get_terminal_size` does."""
     import shutil
 
-    from grader.cli_parser import terminal_columns
+    from grader.cli.parser import terminal_columns
 
     monkeypatch.delenv("COLUMNS", raising=False)
     if columns is not None:

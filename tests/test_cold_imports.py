@@ -49,47 +49,51 @@ CHECK_PATH = {
     "checks.submission",
     "checks.ttft",
     "grader",
-    "grader.atomic",
+    "grader.system.atomic",
+    "grader.cli.main",
+    "grader.system.output",
+    "grader.cli.commands",
+    "grader.cli.describe",
+    "grader.cli.parser",
+    "grader.engine.digest",
+    "grader.engine.api",
+    "grader.system.exits",
+    "grader.system.faults",
+    "grader.reading.files",
     "grader.cli",
-    "grader.cli_io",
-    "grader.cli_commands",
-    "grader.cli_lab",
-    "grader.cli_parser",
-    "grader.digest",
     "grader.engine",
-    "grader.exits",
-    "grader.faults",
-    "grader.files",
-    "grader.formats",
-    "grader.formats.sse",
-    "grader.grade",
-    "grader.i18n",
-    "grader.jsonload",
-    "grader.jsontext",
-    "grader.lab",
-    "grader.labs",
-    "grader.limits",
-    "grader.loading",
-    "grader.locate",
-    "grader.package_data",
-    "grader.params",
-    "grader.parsers",
-    "grader.pysource",
-    "grader.problems",
+    "grader.reading",
+    "grader.system",
+    "grader.words",
+    "grader.reading.sse",
+    "grader.engine.grade",
+    "grader.words.i18n",
+    "grader.reading.jsonload",
+    "grader.reading.jsontext",
+    "grader.engine.lab",
+    "grader.engine.labs",
+    "grader.reading.limits",
+    "grader.reading.loading",
+    "grader.reading.locate",
+    "grader.words.package_data",
+    "grader.engine.params",
+    "grader.reading.parsers",
+    "grader.reading.pysource",
+    "grader.words.problems",
     "grader.render",
     "grader.render.json",
-    "grader.render.wrap",  # the commands' summaries, wrapped when `grader --help` lists them
-    "grader.result",
-    "grader.rubric",
-    "grader.runner",
-    "grader.sandbox",
-    "grader.schema",
-    "grader.schema_fast",
-    "grader.syspath",
-    "grader.text",
-    "grader.tomlfile",
-    "grader.visible",
-    "grader.worded",
+    "grader.words.wrap",  # the commands' summaries, wrapped when `grader --help` lists them
+    "grader.engine.result",
+    "grader.engine.rubric",
+    "grader.engine.runner",
+    "grader.system.sandbox",
+    "grader.reading.schema",
+    "grader.reading.schema_fast",
+    "grader.system.syspath",
+    "grader.reading.text",
+    "grader.words.tomlfile",
+    "grader.words.visible",
+    "grader.words.worded",
 }
 """Our modules a cold `grader check --format json` of a complete submission imports."""
 
@@ -100,19 +104,19 @@ NOT_ON_THE_CHECK_PATH = (
     "pathlib",  # the sample registry's builder
     "difflib",  # only for a misspelt file name or rubric key
     # not "dataclasses", "inspect", "ast": the value classes are dataclasses (issue 27)
-    "shutil",  # argparse's formatters ask grader.cli_parser.terminal_columns instead
+    "shutil",  # argparse's formatters ask grader.cli.parser.terminal_columns instead
     # not "typing": every module takes TYPE_CHECKING from it, as Python code normally does
     "string",  # catalog messages are filled by str.format_map
-    "importlib.util",  # package folders found without it (grader.package_data)
+    "importlib.util",  # package folders found without it (grader.words.package_data)
     "contextlib",  # the check path's `with` blocks are classes of its own
     "zipfile",
     "tarfile",
     "csv",
-    "grader.batch",  # the other commands and the other formats
-    "grader.archives",
+    "grader.batch.run",  # the other commands and the other formats
+    "grader.reading.archives",
     "grader.export",
     "grader.class_report",
-    "grader.explain",
+    "grader.cli.explain",
     "grader.render.text",
     "grader.render.markdown",
     "grader.render.junit",
@@ -124,7 +128,7 @@ _COLD_CHECK = """
 import sys
 started = set(sys.modules)  # the interpreter's own, and an editable install's finder's
 import io, json  # the check path imports these itself
-from grader.cli import main
+from grader.cli.main import main
 stdout, sys.stdout = sys.stdout, io.TextIOWrapper(io.BytesIO())  # no contextlib: the list
 status = main(["check", sys.argv[1], "--format", "json"])
 sys.stdout = stdout
@@ -170,7 +174,7 @@ print(json.dumps(sorted(set(sys.modules) - started)))
 
 def _metadata_modules() -> set[str]:
     """What `import importlib.metadata` imports in a fresh interpreter: the price of
-    finding the installed labs (`grader.labs`) the standard way, paid by every command."""
+    finding the installed labs (`grader.engine.labs`) the standard way, paid by every command."""
     proc = subprocess.run(
         [sys.executable, "-c", _METADATA], capture_output=True, text=True, cwd=ROOT, check=True
     )

@@ -1,7 +1,7 @@
 """What a check sees of a JSON file is what its schema declares, and no check misses the rest.
 
 The parsers keep of a valid document, and of each valid JSON Lines record and chat
-stream chunk, only the members its schema declares (`grader.schema_declared`), so that
+stream chunk, only the members its schema declares (`grader.reading.schema_declared`), so that
 memory is bound by the format, not by what a file is padded with. That is safe only if
 no check reads a member its schema does not name: every sample and real capture, and a
 copy of each with an extra member in every JSON object, grades to the same result with
@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 
 from checks import LAB, SCHEMAS
-from grader import parsers
-from grader.grade import grade
-from grader.limits import Limits
-from grader.parsers import json_document, json_lines
-from grader.rubric import load_lab_rubric
-from grader.schema import SchemaSet
+from grader.engine.grade import grade
+from grader.engine.rubric import load_lab_rubric
+from grader.reading import parsers
+from grader.reading.limits import Limits
+from grader.reading.parsers import json_document, json_lines
+from grader.reading.schema import SchemaSet
 from tests.conftest import CORRECT, ROOT
 from tests.output_identity import sample_folders
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader import grade as grade_module
-from grader.grade import grade, submission_digest
-from grader.problems import Location, Problem
-from grader.rubric import parse_rubric
+from grader.engine import grade as grade_module
+from grader.engine.grade import grade, submission_digest
+from grader.engine.rubric import parse_rubric
+from grader.words.problems import Location, Problem
 from tests.conftest import CORRECT, ROOT
 
 RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.engine import Check, Fail, check
-from grader.grade import grade, load_artifacts
-from grader.lab import Lab
-from grader.limits import DEFAULT_LIMITS
-from grader.params import Number
-from grader.rubric import RubricError, load_rubric, parse_rubric
-from grader.runner import run_checks
+from grader.engine.api import Check, Fail, check
+from grader.engine.grade import grade, load_artifacts
+from grader.engine.lab import Lab
+from grader.engine.params import Number
+from grader.engine.rubric import RubricError, load_rubric, parse_rubric
+from grader.engine.runner import run_checks
+from grader.reading.limits import DEFAULT_LIMITS
 from tests.conftest import CORRECT, ROOT, SAMPLES, check_of, statuses
 
 RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
@@ -124,7 +124,7 @@ def test_a_missing_rubric_threshold_is_an_error_on_that_check_only() -> None:
 
 
 def test_grader_package_does_not_import_the_lab() -> None:
-    """No module of the engine names a lab; only grader/labs.py imports one, by the name
+    """No module of the engine names a lab; only grader/engine/labs.py imports one, by the name
     an entry point (or the command line) gives. The renderers and the heavy commands are
     imported by name too, each from the engine's own table."""
     importing = []
@@ -134,14 +134,14 @@ def test_grader_package_does_not_import_the_lab() -> None:
         if "import_module(" in text:
             importing.append(path.relative_to(ROOT).as_posix())
     assert sorted(importing) == [
-        "grader/cli.py",
-        "grader/labs.py",
+        "grader/cli/main.py",
+        "grader/engine/labs.py",
         "grader/render/__init__.py",
     ]
     from grader.render import FORMATS  # the renderers, imported by their engine name
 
     assert all(module.startswith("grader.render.") for module in FORMATS.values())
-    from grader.cli import _HEAVY  # the heavy commands' modules, by their engine name
+    from grader.cli.main import _HEAVY  # the heavy commands' modules, by their engine name
 
     assert all(module.startswith("grader.") for _, module in _HEAVY.values())
 
@@ -336,8 +336,8 @@ def test_a_misdeclared_check_fails_when_it_is_declared(declaration, words: str) 
 
 
 def test_the_run_order_is_sorted_once_per_lab_and_is_the_declared_order() -> None:
-    from grader.engine import run_order
-    from grader.runner import _in_order
+    from grader.engine.api import run_order
+    from grader.engine.runner import _in_order
 
     first = _in_order(LAB.checks)
     assert first == run_order(LAB.checks)

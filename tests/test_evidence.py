@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.engine import Note
-from grader.loading import ArtifactSpec
-from grader.runner import Outcome, evidence_of
+from grader.engine.api import Note
+from grader.engine.runner import Outcome, evidence_of
+from grader.reading.loading import ArtifactSpec
 from tests.conftest import graded
 
 SPEC = ArtifactSpec(

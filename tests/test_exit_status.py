@@ -12,8 +12,8 @@ import pytest
 
 import checks
 from checks import LAB
-from grader import labs
-from grader.cli import main
+from grader.cli.main import main
+from grader.engine import labs
 from tests.conftest import CORRECT, ROOT, SAMPLES
 
 RESULT_SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
@@ -116,7 +116,7 @@ def test_an_internal_error_still_gives_a_valid_result_saying_so(capsys, monkeypa
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("grader.grade.grade", broken)
+    monkeypatch.setattr("grader.engine.grade.grade", broken)
     code = main(["check", str(CORRECT), "--format", "json"])
     captured = capsys.readouterr()
     result = json.loads(captured.out)

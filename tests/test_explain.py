@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.cli import main
-from grader.explain import PARTS
-from grader.i18n import LANGUAGES, catalog_file
-from grader.labs import load
+from grader.cli.explain import PARTS
+from grader.cli.main import main
+from grader.engine.labs import load
+from grader.words.i18n import LANGUAGES, catalog_file
 from tests.conftest import REAL, ROOT
 
 LAB = load("first-token")
@@ -75,7 +75,7 @@ def test_explain_prints_the_three_texts_of_every_check(
 def test_every_line_of_every_explanation_fits_80_columns(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, lang: str
 ) -> None:
-    from grader.render.wrap import cells
+    from grader.words.wrap import cells
 
     monkeypatch.setenv("COLUMNS", "80")
     for cid in CHECK_IDS:

@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.cli import main
+from grader.cli.main import main
+from grader.engine.grade import catalog_for, grade
+from grader.engine.result import read_result
 from grader.export.columns import columns
 from grader.export.roster import parse_roster
-from grader.grade import catalog_for, grade
-from grader.result import read_result
 from tests.conftest import REAL
 
 CLASS = ("correct", "cache_on_in_prefill", "no_close_on_cancel", "role_chunk_counted")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import atomic
-from grader.cli import main
+from grader.cli.main import main
+from grader.system import atomic
 from tests.conftest import CORRECT, ROOT
 
 

@@ -26,8 +26,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.gradescope_zip import REQUIRES
-from grader.tomlfile import loads as toml_loads
+from grader.cli.gradescope import REQUIRES
+from grader.words.tomlfile import loads as toml_loads
 from tests.conftest import REAL, ROOT, max_score
 from tests.render.test_gradescope import GRADESCOPE_RESULTS
 

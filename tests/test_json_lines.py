@@ -1,4 +1,4 @@
-"""Reading JSON Lines (`grader.parsers.json_lines`): a file whose every record is valid
+"""Reading JSON Lines (`grader.reading.parsers.json_lines`): a file whose every record is valid
 is read in bulk, and what that gives must be what reading it line by line gives."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checks import LAB, SCHEMAS
-from grader import parsers
-from grader.jsonload import StrictDecoder
+from grader.reading import parsers
+from grader.reading.jsonload import StrictDecoder
 from tests.bulk_reading import ROOT, read_both, saved_files
 
 parse = parsers.json_lines(SCHEMAS["chunks_record"])

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.jsonload import QUICK_BATCH, JsonError, PositionMap, StrictDecoder, _depth
+from grader.reading.jsonload import QUICK_BATCH, JsonError, PositionMap, StrictDecoder, _depth
 
 decoder = StrictDecoder(max_digits=100, max_depth=64)
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.jsontext import dumps_indented
+from grader.reading.jsontext import dumps_indented
 
 _leaves = (
     st.none()

@@ -134,7 +134,7 @@ def test_sse_py_is_kept_as_the_heads_of_its_functions_not_its_tree(rubric) -> No
     the text."""
     from checks import LAB
     from checks.source import Outline
-    from grader.grade import load_artifacts
+    from grader.engine.grade import load_artifacts
     from tests.conftest import CORRECT
 
     source = load_artifacts(LAB, str(CORRECT), {}, rubric.make_limits(LAB.limits))["sse_py"]

@@ -9,11 +9,11 @@ import importlib.metadata
 import pytest
 
 from checks import LAB
-from grader import labs
-from grader.cli import main
-from grader.engine import check
-from grader.lab import Lab, Leaderboard
-from grader.params import Flag
+from grader.cli.main import main
+from grader.engine import labs
+from grader.engine.api import check
+from grader.engine.lab import Lab, Leaderboard
+from grader.engine.params import Flag
 from tests.conftest import CORRECT
 
 

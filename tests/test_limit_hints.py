@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.grade import catalog_for, grade
-from grader.rubric import parse_rubric
-from grader.runner import Outcome, hint_ids
+from grader.engine.grade import catalog_for, grade
+from grader.engine.rubric import parse_rubric
+from grader.engine.runner import Outcome, hint_ids
 from tests.conftest import CORRECT, ROOT
 
 RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")

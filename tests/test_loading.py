@@ -62,7 +62,7 @@ def test_directory_in_place_of_a_file_is_refused(grade_folder, submission: Path)
 
 
 def test_file_over_the_size_cap_is_refused_before_reading(grade_folder, submission: Path) -> None:
-    from grader.limits import Limits
+    from grader.reading.limits import Limits
 
     with open(submission / "sse_raw.txt", "ab") as handle:
         handle.truncate(2 * 1024 * 1024)
@@ -107,9 +107,9 @@ def test_a_parser_that_gives_up_on_a_file_names_the_file(rubric) -> None:
     import hashlib
 
     from checks import LAB
-    from grader.files import RawFile
-    from grader.grade import catalog_for
-    from grader.loading import ArtifactSpec, Read, parse
+    from grader.engine.grade import catalog_for
+    from grader.reading.files import RawFile
+    from grader.reading.loading import ArtifactSpec, Read, parse
 
     def gives_up(text: str, file: str, limits: object) -> object:
         raise ValueError("too odd")
@@ -130,7 +130,7 @@ def test_loading_keeps_each_files_hash_and_size_but_not_its_bytes(rubric, submis
     import hashlib
 
     from checks import LAB
-    from grader.grade import load_each
+    from grader.engine.grade import load_each
 
     got, artifacts = load_each(LAB, str(submission), {}, rubric.make_limits(LAB.limits))
     data = (submission / "server.log").read_bytes()
@@ -146,7 +146,7 @@ def test_a_file_marked_parse_last_is_parsed_after_the_others_in_the_labs_order(
     """sse.py (`parse_last`) is parsed once every other file is, which moves the peak of
     its syntax tree past the large files; the artifacts still come in the lab's order."""
     from checks import LAB
-    from grader import grade
+    from grader.engine import grade
 
     parsed: list[str] = []
     parse_decoded = grade.parse_decoded
@@ -171,7 +171,7 @@ def test_a_grade_loads_and_checks_without_the_collector_which_resumes_after(
     import gc
 
     from checks import LAB
-    from grader import grade
+    from grader.engine import grade
 
     seen: list[bool] = []
     parse_decoded, run_checks = grade.parse_decoded, grade.run_checks
@@ -202,7 +202,7 @@ def test_a_grade_leaves_a_paused_collector_paused(rubric, submission: Path) -> N
     import gc
 
     from checks import LAB
-    from grader import grade
+    from grader.engine import grade
 
     gc.disable()
     try:

@@ -3,7 +3,7 @@
 A folder's submission is in the folder itself or, when it holds no lab file, in the one
 folder below it (two levels at most) that does; several such folders are several
 submissions; none is nothing to grade. `grader check`, `grader batch` and Gradescope's
-`run_autograder` all follow it (grader.locate).
+`run_autograder` all follow it (grader.reading.locate).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.grade import NotGradable, grade
-from grader.locate import MAX_FOLDERS, locate
-from grader.rubric import Rubric
+from grader.engine.grade import NotGradable, grade
+from grader.engine.rubric import Rubric
+from grader.reading.locate import MAX_FOLDERS, locate
 from tests.conftest import CORRECT, ROOT
 from tests.render.test_gradescope import run_autograder
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from checks.formats.llama_log import ServerLog, scan_log
 from checks.log_intact import _order_problem
-from grader.engine import Fail
+from grader.engine.api import Fail
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = sorted(

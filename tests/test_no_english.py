@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.cli import main
-from grader.grade import NotGradable, catalog_for, grade, not_gradable
+from grader.cli.main import main
+from grader.engine.grade import NotGradable, catalog_for, grade, not_gradable
+from grader.engine.result import Result
+from grader.engine.rubric import load_lab_rubric
 from grader.render import FORMATS, RenderOptions, renderer
-from grader.result import Result
-from grader.rubric import load_lab_rubric
 from tests.conftest import REAL, ROOT, SAMPLES, hand_in_zips
 from tests.english import (
     english_runs,

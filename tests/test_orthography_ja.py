@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.i18n import flatten
-from grader.render.wrap import NO_LINE_END, NO_LINE_START
-from grader.tomlfile import loads
+from grader.words.i18n import flatten
+from grader.words.tomlfile import loads
+from grader.words.wrap import NO_LINE_END, NO_LINE_START
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGS = (ROOT / "grader" / "messages" / "ja.toml", ROOT / "checks" / "messages" / "ja.toml")

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.i18n import flatten
-from grader.tomlfile import loads
+from grader.words.i18n import flatten
+from grader.words.tomlfile import loads
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("grader", "checks")

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from checks import LAB
-from grader.grade import grade
-from grader.limits import Limits
-from grader.parsers import python_source, python_tree
-from grader.rubric import load_lab_rubric
+from grader.engine.grade import grade
+from grader.engine.rubric import load_lab_rubric
+from grader.reading.limits import Limits
+from grader.reading.parsers import python_source, python_tree
 from tests.conftest import CORRECT
 
 PARSE = python_source()

@@ -108,7 +108,7 @@ def test_the_file_unpacks_once_and_runs_from_its_copy(pyz: Path, tmp_path: Path)
     (stamp,) = [p.stat().st_mtime_ns for p in cache.parent.iterdir() if p.name == "c"]
     again = bare(str(pyz), "--version", cwd=tmp_path, cache=cache)
     assert again.returncode == 0 and "0.1.0" in again.stdout
-    assert (cache / "grader" / "cli.py").is_file() and cache.stat().st_mtime_ns == stamp
+    assert (cache / "grader" / "cli" / "main.py").is_file() and cache.stat().st_mtime_ns == stamp
 
 
 def test_the_file_runs_as_a_command(pyz: Path, tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ import pytest
 from checks import LAB, class_physics
 from grader import class_report as cr
 from grader.class_report.svg import fmt
-from grader.grade import grade
-from grader.i18n import catalog_file
+from grader.engine.grade import grade
+from grader.words.i18n import catalog_file
 from tests.conftest import ROOT, SAMPLES
 
 SAMPLE_NAMES = (

@@ -50,7 +50,7 @@ def test_steps_before_the_restart_are_unconfirmed_not_absent(check_id: str) -> N
 )
 def test_what_to_do_is_said_in_every_language(rubric, lang: str, says: str) -> None:
     from checks import LAB
-    from grader.grade import grade
+    from grader.engine.grade import grade
     from tests.conftest import SAMPLES
 
     result = grade(LAB, str(SAMPLES / RESTART), rubric, lang=lang)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import batch_rows
-from grader.result import NotAResult, Result, read_result
-from grader.visible import visible_result
+from grader.batch import rows as batch_rows
+from grader.engine.result import NotAResult, Result, read_result
+from grader.words.visible import visible_result
 from tests.conftest import EXPECTED, SAMPLES, graded
 
 
@@ -28,7 +28,7 @@ def test_reading_a_good_result_imports_no_jsonschema(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
     path.write_text(visible_result(graded("correct")).to_json(), "utf-8")
     code = (
-        "import sys; from grader.result import read_result; "
+        "import sys; from grader.engine.result import read_result; "
         f"read_result({str(path)!r}); print('jsonschema' in sys.modules)"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

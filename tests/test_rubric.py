@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.cli import main
-from grader.i18n import Catalog
-from grader.params import Integer, ListOf, Number
-from grader.rubric import RubricError, parse_rubric
-from grader.tomlfile import TOMLDecodeError, loads
+from grader.cli.main import main
+from grader.engine.params import Integer, ListOf, Number
+from grader.engine.rubric import RubricError, parse_rubric
+from grader.words.i18n import Catalog
+from grader.words.tomlfile import TOMLDecodeError, loads
 from tests.conftest import CORRECT, ROOT
 
 RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
@@ -186,7 +186,7 @@ def test_every_parameter_a_check_reads_is_declared() -> None:
 
 def test_a_good_rubric_loads_without_importing_pydantic() -> None:
     code = (
-        "import sys; from checks import LAB; from grader.rubric import load_lab_rubric; "
+        "import sys; from checks import LAB; from grader.engine.rubric import load_lab_rubric; "
         "load_lab_rubric(LAB, None, 'checks'); print('pydantic' in sys.modules)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
@@ -194,7 +194,7 @@ def test_a_good_rubric_loads_without_importing_pydantic() -> None:
 
 
 def test_a_limit_the_lab_declares_is_set_in_the_rubric_like_the_engines() -> None:
-    from grader.grade import grade
+    from grader.engine.grade import grade
 
     text = replaced('version = "2026.12"', 'version = "2026.12"\n[limits]\nlog_lines = 10')
     rubric = lab_rubric(text)

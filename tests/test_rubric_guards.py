@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.cli import main as cli_main
-from grader.rubric import RubricError, load_lab_rubric
+from grader.cli.main import main as cli_main
+from grader.engine.rubric import RubricError, load_lab_rubric
 from tests.conftest import CORRECT, ROOT
 
 RUBRIC = (ROOT / "checks" / "rubric.toml").read_text("utf-8")

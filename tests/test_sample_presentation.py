@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from checks import LAB
-from grader.cli import main
-from grader.grade import catalog_for
-from grader.i18n import LANGUAGES
-from grader.render.wrap import cells
-from grader.samples import sample_names
+from grader.cli.main import main
+from grader.engine.grade import catalog_for
+from grader.engine.samples import sample_names
+from grader.words.i18n import LANGUAGES
+from grader.words.wrap import cells
 from tests.conftest import max_score
 
 NAMES = sample_names(LAB)

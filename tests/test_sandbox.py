@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader.engine import Check, check
-from grader.grade import grade
-from grader.rubric import load_lab_rubric, parse_rubric
-from grader.sandbox import SandboxViolation, confined
+from grader.engine.api import Check, check
+from grader.engine.grade import grade
+from grader.engine.rubric import load_lab_rubric, parse_rubric
+from grader.system.sandbox import SandboxViolation, confined
 from tests.conftest import CORRECT, ROOT, check_of
 
 RUBRIC_TEXT = (ROOT / "checks" / "rubric.toml").read_text("utf-8")
@@ -131,14 +131,14 @@ ATTACK = """
 import os
 MARK = {mark!r}
 try:  # turn the sandbox off, as the attack in issue 10 did
-    import grader.sandbox as sandbox
+    import grader.system.sandbox as sandbox
     sandbox._state.active = False
 except Exception:
     pass
 with open(MARK, "w") as out:  # write outside the submission
     out.write("pwned")
-import grader.grade as grade  # patch the engine to forge full marks
-from grader.runner import Outcome
+import grader.engine.grade as grade  # patch the engine to forge full marks
+from grader.engine.runner import Outcome
 
 def forged(lab, artifacts, rubric):
     return [Outcome(cid, "passed", 1.0, 1.0, None) for cid in lab.all_check_ids()]
@@ -232,8 +232,8 @@ def test_the_import_guard_alone_skips_the_submission_on_sys_path(
     submission, mark, honest = attacked
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from checks import LAB; from grader.grade import grade;"
-        "from grader.rubric import load_lab_rubric;"
+        "from checks import LAB; from grader.engine.grade import grade;"
+        "from grader.engine.rubric import load_lab_rubric;"
         "print(grade(LAB, sys.argv[1], load_lab_rubric(LAB, None, 'checks')).to_json())"
     )
     cmd = [sys.executable, "-c", code, str(submission)]
@@ -243,8 +243,8 @@ def test_the_import_guard_alone_skips_the_submission_on_sys_path(
 
 def test_a_good_submission_still_grades_without_importing_jsonschema() -> None:
     code = (
-        "import sys; from checks import LAB; from grader.grade import grade;"
-        "from grader.rubric import load_lab_rubric;"
+        "import sys; from checks import LAB; from grader.engine.grade import grade;"
+        "from grader.engine.rubric import load_lab_rubric;"
         "grade(LAB, sys.argv[1], load_lab_rubric(LAB, None, 'checks'));"
         "print('jsonschema' in sys.modules)"
     )
@@ -257,7 +257,7 @@ def test_a_good_submission_still_grades_without_importing_jsonschema() -> None:
 def test_what_the_confined_phase_needs_is_imported_outside_it(submission: Path) -> None:
     """Explaining a bad file needs jsonschema: it is prepared outside the confinement,
     and grading runs again, instead of importing while confined."""
-    from grader import sandbox
+    from grader.system import sandbox
 
     (submission / "props.json").write_text('{"default_generation_settings": 1}', "utf-8")
     seen: list[bool] = []
@@ -281,7 +281,7 @@ def test_what_the_confined_phase_needs_is_imported_outside_it(submission: Path) 
 
 def test_the_working_directory_leaves_sys_path_at_start(tmp_path: Path) -> None:
     code = (
-        "import os, sys; from grader.syspath import drop_working_directory;"
+        "import os, sys; from grader.system.syspath import drop_working_directory;"
         "drop_working_directory(); print(any(os.path.realpath(p or '.') == os.getcwd() "
         "for p in sys.path))"
     )
@@ -320,7 +320,7 @@ def test_a_module_found_only_in_the_submission_never_loads(
 
     mark = tmp_path / "ran"
     source = tmp_path / "only_here.py"
-    attack = "import grader.sandbox as s\ns._state.active = False\n"  # the hook, off
+    attack = "import grader.system.sandbox as s\ns._state.active = False\n"  # the hook, off
     source.write_text(attack + f"open({str(mark)!r}, 'w').write('x')\n", "utf-8")
     target = str(submission / "only_here.pyc")
     py_compile.compile(str(source), target, "/usr/lib/x.py", doraise=True)
@@ -346,9 +346,9 @@ def test_grading_every_sample_imports_nothing_while_confined() -> None:
 import sys
 from pathlib import Path
 from checks import LAB
-from grader import sandbox
-from grader.grade import grade
-from grader.rubric import load_lab_rubric
+from grader.system import sandbox
+from grader.engine.grade import grade
+from grader.engine.rubric import load_lab_rubric
 
 rubric = load_lab_rubric(LAB, None, "checks")
 confined = set()

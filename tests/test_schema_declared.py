@@ -1,4 +1,4 @@
-"""A validated value keeps only what its schema declares (`grader.schema_declared`).
+"""A validated value keeps only what its schema declares (`grader.reading.schema_declared`).
 
 The shape a schema gives, the value cut down to it, and, on the official
 JSON-Schema-Test-Suite, the rule that makes it safe: a valid value cut down is still
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from grader.schema_declared import declared, pruned, pruned_all
+from grader.reading.schema_declared import declared, pruned, pruned_all
 
 SUITE = Path(__file__).parent / "data" / "json-schema-test-suite" / "draft2020-12"
 GROUPS = [

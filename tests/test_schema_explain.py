@@ -1,4 +1,4 @@
-"""`grader.schema_explain`, the standard library's explanation of a value that fails
+"""`grader.reading.schema_explain`, the standard library's explanation of a value that fails
 its schema (where jsonschema is not installed), held to jsonschema's: the same problems
 (message and JSON pointer) for every invalid value of the samples and for values made
 invalid by seeded mutations of the correct run's files."""
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from checks import LAB
-from grader.schema import _place, _problem
-from grader.schema_explain import Explainer
+from grader.reading.schema import _place, _problem
+from grader.reading.schema_explain import Explainer
 from tests.conftest import SAMPLES
 
 SCHEMAS = LAB.schemas

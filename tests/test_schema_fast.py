@@ -1,6 +1,6 @@
 """The fast schema path agrees with jsonschema on the official JSON-Schema-Test-Suite.
 
-`grader/schema_fast.py` answers "certainly valid" without importing jsonschema. For
+`grader/reading/schema_fast.py` answers "certainly valid" without importing jsonschema. For
 every keyword it accepts, the suite's draft 2020-12 cases (tests/data/json-schema-test-
 suite, commit in its README) are compiled: a schema it refuses goes to jsonschema (exact
 by definition); for every schema it accepts, its verdict on each instance must be
@@ -16,8 +16,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from checks import SCHEMAS
-from grader.schema import RESULT_SCHEMAS
-from grader.schema_fast import FAST_KEYWORDS, Unsupported, compile_schema, json_equal
+from grader.reading.schema import RESULT_SCHEMAS
+from grader.reading.schema_fast import FAST_KEYWORDS, Unsupported, compile_schema, json_equal
 
 SUITE = Path(__file__).parent / "data" / "json-schema-test-suite" / "draft2020-12"
 FILES = sorted(SUITE.glob("*.json"))

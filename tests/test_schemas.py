@@ -13,8 +13,8 @@ from jsonschema import Draft202012Validator
 
 from checks import SCHEMAS
 from checks.models import SCHEMA_OF
-from grader.result import result_schema
-from grader.schema import RESULT_SCHEMAS
+from grader.engine.result import result_schema
+from grader.reading.schema import RESULT_SCHEMAS
 from tests.conftest import CORRECT, ROOT
 
 
@@ -148,7 +148,7 @@ def test_fast_path_accepts_the_real_captures(folder: str) -> None:
 
 
 def test_result_schema_version_has_a_changelog_entry() -> None:
-    from grader.result import SCHEMA_VERSION
+    from grader.engine.result import SCHEMA_VERSION
 
     changelog = (ROOT / "docs" / "result-schema-changelog.md").read_text("utf-8")
     assert f"## {SCHEMA_VERSION} " in changelog

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.atomic import TEMPORARY_PREFIX
-from grader.exits import EXIT_INTERRUPTED, EXIT_TERMINATED
+from grader.system.atomic import TEMPORARY_PREFIX
+from grader.system.exits import EXIT_INTERRUPTED, EXIT_TERMINATED
 from tests.conftest import CORRECT, ROOT
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -88,7 +88,7 @@ def test_a_signal_the_command_was_started_ignoring_stays_ignored() -> None:
     code = (
         "import signal\n"
         "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-        "from grader.lifeline import handle_signals\n"
+        "from grader.system.lifeline import handle_signals\n"
         "handle_signals()\n"
         "print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN,"
         " callable(signal.getsignal(signal.SIGTERM)))\n"

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checks.source import _NO_DEFAULT, _signature, outline
-from grader.limits import Limits
-from grader.parsers import python_source
+from grader.reading.limits import Limits
+from grader.reading.parsers import python_source
 from tests.conftest import ROOT
 
 
@@ -207,7 +207,7 @@ def test_a_syntax_error_is_the_one_compile_reports(text: str) -> None:
     try:
         compile(text, "<sse.py>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as exc:
-        from grader.parsers import _python_problem
+        from grader.reading.parsers import _python_problem
 
         expected = [(_python_problem(exc.msg)[0], exc.lineno, exc.offset)]
     except ValueError:

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from checks import LAB
-from grader import grade as grade_module
-from grader import loading
-from grader.files import open_folder
-from grader.grade import NotGradable, grade
-from grader.rubric import load_lab_rubric
+from grader.engine import grade as grade_module
+from grader.engine.grade import NotGradable, grade
+from grader.engine.rubric import load_lab_rubric
+from grader.reading import loading
+from grader.reading.files import open_folder
 from tests.conftest import CORRECT, REAL
 
 pytestmark = pytest.mark.skipif(
@@ -98,7 +98,7 @@ def test_a_batch_students_folder_swapped_for_a_link_is_not_followed(
 ) -> None:
     """Found by the search as a folder, made a link before it is graded: the batch walks
     from its PATH without following it, and the row says the folder can't be read."""
-    from grader.batch import run
+    from grader.batch.run import run
 
     root = tmp_path / "class"
     shutil.copytree(CORRECT, root / "alice")

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from grader import class_report as cr
-from grader.batch import run as run_batch
-from grader.grade import grade
-from grader.rubric import RubricError, load_lab_rubric, parse_rubric
+from grader.batch.run import run as run_batch
+from grader.engine.grade import grade
+from grader.engine.rubric import RubricError, load_lab_rubric, parse_rubric
 from tests.conftest import ROOT
 from tests.toylab import LAB
 
@@ -111,8 +111,8 @@ def test_a_language_the_lab_lacks_falls_back_to_english(tmp_path: Path) -> None:
 def test_grading_the_toy_imports_nothing_of_the_first_token_lab(tmp_path: Path) -> None:
     folder = answer(tmp_path / "s")
     code = (
-        "import sys; from tests.toylab import LAB; from grader.grade import grade; "
-        "from grader.rubric import load_lab_rubric; "
+        "import sys; from tests.toylab import LAB; from grader.engine.grade import grade; "
+        "from grader.engine.rubric import load_lab_rubric; "
         f"r = grade(LAB, {str(folder)!r}, load_lab_rubric(LAB)); "
         "print(r.score, sorted(m for m in sys.modules if m == 'checks' or m.startswith('checks.')))"
     )

@@ -48,7 +48,7 @@ def grader(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str
 
 def test_the_entry_point_is_a_real_one(site: Path, tmp_path: Path) -> None:
     code = (
-        "import importlib.metadata as m; from grader import labs; "
+        "import importlib.metadata as m; from grader.engine import labs; "
         "print(sorted((e.name, e.value) for e in m.entry_points(group='grader.labs'))); "
         "print(sorted((e.name, e.value) for e in labs.installed()))"
     )

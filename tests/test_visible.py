@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.cli import main
+from grader.cli.main import main
 from grader.render import FORMATS
-from grader.visible import visible, visible_plain, visible_result
+from grader.words.visible import visible, visible_plain, visible_result
 from tests.conftest import CORRECT, ROOT
 
 # Clear the screen, home the cursor, draw a fake score, copy "evil" to the clipboard
@@ -94,8 +94,8 @@ def test_the_fake_score_never_starts_a_line_of_the_text_report(
 
 def test_every_string_of_a_result_is_made_visible(hostile_submission: Path) -> None:
     from checks import LAB
-    from grader.grade import grade
-    from grader.rubric import load_lab_rubric
+    from grader.engine.grade import grade
+    from grader.engine.rubric import load_lab_rubric
     from tests.conftest import grade_folder  # noqa: F401  (the fixture's module)
 
     result = grade(LAB, str(hostile_submission), load_lab_rubric(LAB, None, "checks"))
@@ -110,9 +110,9 @@ def test_one_walk_gives_the_visible_results_json_as_read_back(hostile_submission
     """`visible_plain` (the batch's one walk) is `visible_result(...).to_dict()`, with
     lists where the result held tuples: exactly what reading the written text gives."""
     from checks import LAB
-    from grader.grade import grade
-    from grader.result import json_text, schema_version_first
-    from grader.rubric import load_lab_rubric
+    from grader.engine.grade import grade
+    from grader.engine.result import json_text, schema_version_first
+    from grader.engine.rubric import load_lab_rubric
 
     result = grade(LAB, str(hostile_submission), load_lab_rubric(LAB, None, "checks"))
     plain, as_read = visible_plain(result)
@@ -128,8 +128,8 @@ def test_a_key_that_is_no_string_is_said_not_to_read_back_the_same(
     from dataclasses import replace
 
     from checks import LAB
-    from grader.grade import grade
-    from grader.rubric import load_lab_rubric
+    from grader.engine.grade import grade
+    from grader.engine.rubric import load_lab_rubric
 
     result = grade(LAB, str(hostile_submission), load_lab_rubric(LAB, None, "checks"))
     odd = replace(result.checks[0], data={1: ("a\x1b", 2)})
@@ -198,7 +198,7 @@ def test_every_character_it_escapes_is_one_isprintable_refuses() -> None:
     """The fast path (a printable string is returned as it is) skips nothing unsafe."""
     import re
 
-    from grader.visible import _UNSAFE, _UNSAFE_KEEP_LINES
+    from grader.words.visible import _UNSAFE, _UNSAFE_KEEP_LINES
 
     for characters in (_UNSAFE, _UNSAFE_KEEP_LINES):
         pattern = re.compile(characters)

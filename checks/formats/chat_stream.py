@@ -1,6 +1,6 @@
 """An OpenAI-style chat completion stream, as llama-server sends it, read from SSE.
 
-The SSE layer (`grader.formats.sse`) gives events with line numbers; this layer decodes
+The SSE layer (`grader.reading.sse`) gives events with line numbers; this layer decodes
 each event's data as strict JSON and sorts it into what the lab talks about: chunks,
 the `[DONE]` sentinel, and errors. It accepts every llama-server era the lab meets:
 `timings` on the `finish_reason` chunk, on a separate final `"choices": []` chunk, or on
@@ -8,7 +8,7 @@ every chunk; `:` keep-alive comments; `reasoning_content` deltas (thinking, not
 content); a mid-stream error sent as `data: {"error": ...}`, as `event: error`, or as
 the older non-standard `error: {...}` field line, each reported as the stream's failure.
 
-A plain stream (`grader.formats.sse.plain_data`: what llama-server sends) whose every
+A plain stream (`grader.reading.sse.plain_data`: what llama-server sends) whose every
 event is `[DONE]` or a valid chunk is read in bulk (`_plain_chunks`): its events decoded
 and validated in one call each, with no `Event` made. Any other stream, and any plain one
 with something to report, is read event by event, which finds each problem and where.
@@ -22,13 +22,13 @@ from itertools import compress, repeat
 from operator import not_
 from typing import TYPE_CHECKING
 
-from grader.formats.sse import PlainData, parse_event_stream, plain_data
-from grader.jsonload import JsonError, StrictDecoder
-from grader.limits import Limits
-from grader.loading import Parsed, Parser, with_format
-from grader.parsers import declared_only, declared_only_all
-from grader.problems import Location, Problem
-from grader.schema import SchemaRef
+from grader.reading.jsonload import JsonError, StrictDecoder
+from grader.reading.limits import Limits
+from grader.reading.loading import Parsed, Parser, with_format
+from grader.reading.parsers import declared_only, declared_only_all
+from grader.reading.schema import SchemaRef
+from grader.reading.sse import PlainData, parse_event_stream, plain_data
+from grader.words.problems import Location, Problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -219,7 +219,7 @@ def chat_stream(chunk_schema: SchemaRef) -> Parser:
     """A parser for `sse_raw.txt`: SSE, then each data event as a chat completion chunk.
 
     Of a long stream, each valid chunk keeps only the members its schema declares, as the
-    engine's JSON parsers keep theirs (`grader.parsers.declared_only`): 4,096 events
+    engine's JSON parsers keep theirs (`grader.reading.parsers.declared_only`): 4,096 events
     padded with undeclared members would otherwise stay alive whole, at 8 times their
     text, until the checks ran."""
 

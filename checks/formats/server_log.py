@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from grader.limits import Limits
-from grader.loading import Parsed, Parser
-from grader.problems import Location, Problem
+from grader.reading.limits import Limits
+from grader.reading.loading import Parsed, Parser
+from grader.words.problems import Location, Problem
 
 
 def server_log() -> Parser:

@@ -23,7 +23,7 @@ One module per job:
   `grader batch --html` calls too);
 - `spec`: what a lab tells the report about itself (`ClassReportSpec`, `Section`).
 
-Layering: the engine imports no lab; `grader.labs` loads the lab and the spec its `Lab`
+Layering: the engine imports no lab; `grader.engine.labs` loads the lab and the spec its `Lab`
 names (`class_report="package.module:ATTRIBUTE"`), only when a page is drawn. A lab
 without a spec gets a report with no sections of its own and no integrity flags.
 """
@@ -59,8 +59,8 @@ from grader.class_report.stats import (
     pass_rates,
     score_histogram,
 )
-from grader.i18n import LANGUAGES
-from grader.result import STATUSES
+from grader.engine.result import STATUSES
+from grader.words.i18n import LANGUAGES
 
 __all__ = [
     "INSTALLED",

@@ -2,6 +2,6 @@
 
 import sys
 
-from grader.class_report.cli import main
+from grader.cli.report import main
 
 sys.exit(main())

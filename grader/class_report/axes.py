@@ -8,8 +8,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from grader.class_report.numbers import quantile
 from grader.class_report.svg import GRID, INK, at, esc, fmt
-from grader.numbers import quantile
 
 
 @dataclass(frozen=True)

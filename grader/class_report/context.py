@@ -17,8 +17,8 @@ from typing import Any
 
 from grader.class_report.results import Student, Unreadable
 from grader.class_report.svg import esc, fmt, many
-from grader.engine import PARAMS_KEY
-from grader.i18n import Catalog
+from grader.engine.api import PARAMS_KEY
+from grader.words.i18n import Catalog
 
 FULL_WIDTH, HALF_WIDTH = 1140, 560  # SVG units = CSS pixels in the page's 1140 px column
 NARROW_WIDTH = 720

@@ -40,12 +40,12 @@ from grader.class_report.assets import CSP, CSS, SCRIPT
 from grader.class_report.context import Labels, PageContext
 from grader.class_report.flags import integrity_flags
 from grader.class_report.integrity_section import integrity
+from grader.class_report.numbers import quantile
 from grader.class_report.overview import checks, scores, who_failed
 from grader.class_report.results import Student, Unreadable, of_lab, read_results
 from grader.class_report.spec import INSTALLED, ClassReportSpec, Section, lab_of, spec_of
 from grader.class_report.students import feedback, table, unreadable
 from grader.class_report.svg import esc, fmt
-from grader.numbers import quantile
 
 if TYPE_CHECKING:
     from grader.class_report.spec import LabRef
@@ -221,7 +221,7 @@ def write_class_report(
     shown (a result of another lab is listed as unreadable). `read`: the folder's
     results as `read_results(out_dir)` gave them, when the caller has read them already
     (reading is most of the time a large class takes). Returns what the page shows."""
-    from grader.atomic import write_atomic
+    from grader.system.atomic import write_atomic
 
     the_lab = lab_of(lab)
     data = load_class(out_dir, the_lab.name, read)

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.i18n import LANGUAGES
-from grader.result import (
+from grader.engine.result import (
     ArtifactResult,
     CheckResult,
     NotAResult,
@@ -26,6 +25,7 @@ from grader.result import (
     read_regular,
     read_result,
 )
+from grader.words.i18n import LANGUAGES
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _value_text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        from grader.i18n import format_value
+        from grader.words.i18n import format_value
 
         return format_value(value)
     return str(value)

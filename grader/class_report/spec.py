@@ -5,7 +5,7 @@ from the lab. Three parts do: the lab's own sections (its charts of the class, d
 from the measurements its results carry: a `Section` is a function of the page), the
 integrity flags (which check outcomes are a reason to look twice) and the pairs (what
 makes two submissions one run). A lab says so in a `ClassReportSpec` in its own package
-and names it in its `Lab` as `class_report="package.module:ATTRIBUTE"`; `grader.labs`
+and names it in its `Lab` as `class_report="package.module:ATTRIBUTE"`; `grader.engine.labs`
 imports it by that name, only when a page is drawn, so `grader check` never does. A lab
 without one gets a report with no sections of its own and no integrity flags.
 
@@ -122,11 +122,11 @@ class _Installed:
 
 
 INSTALLED = _Installed()
-"""The lab a function defaults to: the only installed one (`grader.labs.choose`)."""
+"""The lab a function defaults to: the only installed one (`grader.engine.labs.choose`)."""
 
 if TYPE_CHECKING:
     from grader.class_report.context import PageContext
-    from grader.lab import Lab
+    from grader.engine.lab import Lab
 
     LabRef = Lab | str | _Installed | None
     """A lab as these functions take it: a `Lab`, its installed name or its
@@ -135,8 +135,8 @@ if TYPE_CHECKING:
 
 def lab_of(lab: LabRef = INSTALLED) -> Lab:
     """A `Lab`, given one, its installed name or its "package.module:ATTRIBUTE"
-    (`INSTALLED`: the only installed lab), loaded by `grader.labs`."""
-    from grader.labs import lab_of as load
+    (`INSTALLED`: the only installed lab), loaded by `grader.engine.labs`."""
+    from grader.engine.labs import lab_of as load
 
     return load(None if isinstance(lab, _Installed) else lab)
 
@@ -145,10 +145,10 @@ def spec_of(lab: LabRef | ClassReportSpec = INSTALLED) -> ClassReportSpec | None
     """The `ClassReportSpec` of `lab` (a `Lab`, its name or reference, `INSTALLED` for the
     only installed lab), `lab` itself when it is a spec, and None for None (no lab). The
     lab's `class_report` ("package.module:ATTRIBUTE") is imported lazily, by
-    `grader.labs`."""
+    `grader.engine.labs`."""
     if lab is None or isinstance(lab, ClassReportSpec):
         return lab
-    from grader.labs import report_spec
+    from grader.engine.labs import report_spec
 
     the_lab = lab_of(lab)
     spec = report_spec(the_lab)

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.class_report.numbers import quantile
 from grader.class_report.results import CheckRow, Student
-from grader.numbers import quantile
 
 
 def failed_rows(student: Student, check_ids: Sequence[str]) -> list[CheckRow]:

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from grader.visible import visible
+from grader.words.visible import visible
 
 OKABE_ITO = {
     "black": "#000000",
@@ -38,7 +38,7 @@ FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 'Noto Sans CJ
 def clean(text: object) -> str:
     """`text` as a string that is safe to show: C0/C1 controls (but tab and newline), the
     bidirectional overrides and isolates (which would let a student id display as
-    something else) and undecodable bytes become visible escapes (`grader.visible`),
+    something else) and undecodable bytes become visible escapes (`grader.words.visible`),
     so the instructor sees what the student's file held."""
     return visible(str(text), keep_newlines=True)
 

@@ -10,6 +10,6 @@ else, and writes what an LMS imports as it is:
 - `lms`: Canvas's gradebook import CSV and Moodle's grade import CSV (with feedback);
 - `feedback`: one Markdown or HTML feedback file per student.
 
-Every text cell is formula-safe (`grader.spreadsheet`); the same results give the same
+Every text cell is formula-safe (`grader.export.spreadsheet`); the same results give the same
 bytes.
 """

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from grader.engine.result import CheckResult, Result
 from grader.render.common import step_of
-from grader.result import CheckResult, Result
 
 MODES = ("total", "step", "check")
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from grader.i18n import Catalog, format_value
+from grader.engine.result import CheckResult, Result
 from grader.render import RenderOptions, renderer
 from grader.render.common import grader_error_line, where
 from grader.render.markdown import EMOJI, counts
-from grader.result import CheckResult, Result
-from grader.visible import visible, visible_result
+from grader.words.i18n import Catalog, format_value
+from grader.words.visible import visible, visible_result
 
 FORMATS = ("md", "html")
 

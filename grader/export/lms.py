@@ -23,7 +23,7 @@ that exists and one import does it. Moodle strips a byte-order mark
 
 Both files are UTF-8 with a byte-order mark (Excel then reads them as UTF-8; both LMSs
 accept it), every field quoted (RFC 4180) and every text made formula-safe
-(`grader.spreadsheet`). The same inputs give the same bytes.
+(`grader.export.spreadsheet`). The same inputs give the same bytes.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from grader.engine.result import Result
 from grader.export.columns import Column, checks_in, points
 from grader.export.roster import LMS_ROWS
-from grader.result import Result
-from grader.spreadsheet import number_cell, text_cell
+from grader.export.spreadsheet import number_cell, text_cell
 
 BOM = "\ufeff"
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")

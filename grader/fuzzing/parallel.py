@@ -1,6 +1,6 @@
 """A fuzzing campaign on worker processes, each grading in its own temporary folder.
 
-Unlike the batch's pool (`grader.batch_pool`), a case here may hang on purpose: the
+Unlike the batch's pool (`grader.batch.pool`), a case here may hang on purpose: the
 parent hands out one case at a time and kills a worker whose case outlives the
 watchdog, then replaces it; a worker that dies is a crash of its case.
 """
@@ -33,10 +33,10 @@ from grader.fuzzing.target import Target, make_case
 
 
 def target_of(target: Target | str) -> Target:
-    """A `Target`, given one or its "package.module:ATTRIBUTE" (loaded by `grader.labs`)."""
+    """A `Target`, given one or its "package.module:ATTRIBUTE" (loaded by `grader.engine.labs`)."""
     if isinstance(target, Target):
         return target
-    from grader.labs import attribute
+    from grader.engine.labs import attribute
 
     found = attribute(target)
     if not isinstance(found, Target):

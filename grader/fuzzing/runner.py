@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.engine.grade import grade
+from grader.engine.rubric import Rubric, load_lab_rubric
 from grader.fuzzing.files import State, put_file
 from grader.fuzzing.json_mutations import json_nodes, json_pointer_of
 from grader.fuzzing.target import Case, Target, make_case
-from grader.grade import grade
-from grader.rubric import Rubric, load_lab_rubric
 
 HANG_SECONDS = 1.0
 """A single `grade` call slower than this (wall time) counts as a hang."""
@@ -48,7 +48,7 @@ class ResultValidator:
         Strict JSON here: UTF-8 encodable (RFC 8259 section 8.1: no lone surrogates, which
         a `str` can hold but no file or pipe can), no NaN or Infinity, no duplicate key.
         """
-        from grader.result import NotAResult, Result
+        from grader.engine.result import NotAResult, Result
 
         try:
             text.encode("utf-8")
@@ -61,7 +61,7 @@ class ResultValidator:
         except NotAResult as exc:
             return str(exc)
         if full:  # the reader's fast path said valid: jsonschema must agree
-            from grader.schema import RESULT_SCHEMAS
+            from grader.reading.schema import RESULT_SCHEMAS
 
             error = next(RESULT_SCHEMAS.validator("result").iter_errors(json.loads(text)), None)
             if error is not None:

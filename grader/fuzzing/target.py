@@ -13,9 +13,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from grader.engine.lab import Lab
 from grader.fuzzing.files import State, load_seeds
 from grader.fuzzing.mutations import Mutation, byte_flip
-from grader.lab import Lab
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # `grader --help` lists FORMATS without importing any of this
     from typing import Any, Protocol
 
-    from grader.i18n import Catalog
-    from grader.result import Result
+    from grader.engine.result import Result
+    from grader.words.i18n import Catalog
 
     class Renderer(Protocol):
         def __call__(self, result: Result, options: RenderOptions) -> str: ...
@@ -41,10 +41,10 @@ class RenderOptions:
     width: int = 80
     """Terminal columns the text report wraps to (the CLI passes the terminal's)."""
     rubric: Any = None
-    """The `grader.rubric.Rubric` the result was graded with, for what a platform is told
+    """The `grader.engine.rubric.Rubric` the result was graded with, for what a platform is told
     besides the result (Gradescope's visibility); None: the defaults."""
     lab: Any = None
-    """The graded `grader.lab.Lab`, for what it declares to platforms (a leaderboard)."""
+    """The graded `grader.engine.lab.Lab`, for what it declares to platforms (a leaderboard)."""
     sample: str | None = None
     """The bundled sample asked for by name (`grader check --sample NAME`): the text
     report then names it, says what it shows and that it is a public sample."""
@@ -52,9 +52,9 @@ class RenderOptions:
 
 def renderer(name: str) -> Renderer:
     """The renderer of format `name`, behind the boundary every output crosses: it sees
-    the result with every string made visible (`grader.visible`), so no format can
+    the result with every string made visible (`grader.words.visible`), so no format can
     print a student's control characters or undecodable bytes raw."""
-    from grader.visible import visible_result
+    from grader.words.visible import visible_result
 
     module = importlib.import_module(FORMATS[name])
     render: Renderer = module.render

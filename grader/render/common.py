@@ -5,8 +5,8 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from grader.i18n import Catalog, format_value
-from grader.result import CheckResult, Result, ResultLocation
+from grader.engine.result import CheckResult, Result, ResultLocation
+from grader.words.i18n import Catalog, format_value
 
 
 def step_of(check_id: str) -> str:
@@ -72,7 +72,7 @@ def grader_error_line(result: Result, catalog: Catalog) -> str | None:
 
 
 def files_in_line(result: Result, catalog: Catalog) -> str | None:
-    """Where the graded files were found, when not in the folder given (grader.locate)."""
+    """Where the graded files were found, when not in the folder given (grader.reading.locate)."""
     if not result.files_in:
         return None
     return catalog.text("render.files_in", {"inner": result.files_in})

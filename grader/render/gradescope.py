@@ -12,7 +12,7 @@ as plain text (message with location, expected / found, what to do), its name as
 plain text too (`name_format`).
 
 What the student sees when comes from the rubric the result was graded with
-(`[gradescope]` and each check's `visibility`, `grader.rubric.GRADESCOPE`): the
+(`[gradescope]` and each check's `visibility`, `grader.engine.rubric.GRADESCOPE`): the
 top-level `visibility` is the rubric's default and each test's is its check's own;
 `stdout_visibility` is the rubric's (by default hidden: run_autograder's stdout is the
 grader's diagnostics). With `[gradescope] leaderboard = true`, `leaderboard` has one
@@ -41,6 +41,8 @@ import json
 import math
 from typing import Any
 
+from grader.engine.result import CheckResult, Result
+from grader.engine.rubric import GRADESCOPE
 from grader.render import RenderOptions
 from grader.render.common import (
     evidence_lines,
@@ -50,8 +52,6 @@ from grader.render.common import (
     where,
 )
 from grader.render.markdown import counts, explanations, inline, score_line
-from grader.result import CheckResult, Result
-from grader.rubric import GRADESCOPE
 
 NAME_FORMAT = OUTPUT_FORMAT = "text"  # check ids, titles and messages hold no markup
 

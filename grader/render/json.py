@@ -6,8 +6,8 @@ no absolute paths added, equal input gives equal bytes.
 
 from __future__ import annotations
 
+from grader.engine.result import Result
 from grader.render import RenderOptions
-from grader.result import Result
 
 
 def render(result: Result, options: RenderOptions) -> str:

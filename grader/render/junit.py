@@ -32,10 +32,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from grader.i18n import format_value
+from grader.engine.result import CheckResult, Result
 from grader.render import RenderOptions
 from grader.render.gradescope import feedback
-from grader.result import CheckResult, Result
+from grader.words.i18n import format_value
 
 _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 RESULT_TAG = {"failed": "failure", "error": "error", "skipped": "skipped"}

@@ -4,9 +4,9 @@ which the strict `junit-10.xsd` of Jenkins does not allow (hence a format of its
 
 from __future__ import annotations
 
+from grader.engine.result import Result
 from grader.render import RenderOptions
 from grader.render.junit import render as render_junit
-from grader.result import Result
 
 
 def render(result: Result, options: RenderOptions) -> str:

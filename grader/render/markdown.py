@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import re
 
-from grader.i18n import format_value
+from grader.engine.result import CheckResult, Result, ResultLocation, Value
 from grader.render import RenderOptions
 from grader.render.common import expected_found, files_in_line, grader_error_line, labelled
-from grader.result import CheckResult, Result, ResultLocation, Value
+from grader.words.i18n import format_value
 
 EMOJI = {"passed": "✅", "failed": "❌", "skipped": "⏭️", "error": "⚠️"}
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from grader.engine.result import CheckResult, Result
 from grader.render import RenderOptions
 from grader.render.common import crashed, evidence_lines, grader_error_line, labelled, where
 from grader.render.markdown import counts, explanations, score_line
-from grader.result import CheckResult, Result
 
 
 def fraction(result: Result) -> float:

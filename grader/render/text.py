@@ -6,7 +6,7 @@ broken file with each of its problems, in document order), the checks skipped fo
 cause in one line, each common mistake explained once; last, so that the last screen is
 the useful one, a short summary of what did not pass, what to do first, and the score.
 `-q` leaves out the marks; `-v` lists every check and every problem. Every paragraph is
-wrapped to the terminal's width (`grader.render.wrap`). Colour only when asked (the CLI
+wrapped to the terminal's width (`grader.words.wrap`). Colour only when asked (the CLI
 asks on a terminal without NO_COLOR).
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict
 
-from grader.i18n import Catalog, format_value
+from grader.engine.result import ArtifactResult, CheckResult, Result
 from grader.render import RenderOptions
 from grader.render.common import (
     evidence_line,
@@ -26,8 +26,8 @@ from grader.render.common import (
     step_of,
     where,
 )
-from grader.render.wrap import COLOUR, cells, wrap
-from grader.result import ArtifactResult, CheckResult, Result
+from grader.words.i18n import Catalog, format_value
+from grader.words.wrap import COLOUR, cells, wrap
 
 MARKS = {"passed": "✓", "failed": "✗", "skipped": "–", "error": "!"}
 COLORS = {"passed": "32", "failed": "31", "skipped": "33", "error": "35"}

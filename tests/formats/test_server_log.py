@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from checks import LAB
 from checks.formats.server_log import server_log
-from grader.limits import Limits
+from grader.reading.limits import Limits
 
 LIMITS = Limits().with_lab_defaults(LAB.limits)
 

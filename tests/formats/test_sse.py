@@ -1,4 +1,4 @@
-"""Specification of `grader.formats.sse`: text/event-stream as the HTML Standard parses it.
+"""Specification of `grader.reading.sse`: text/event-stream as the HTML Standard parses it.
 
 Each test states one rule. The property tests at the end compare the parser with a
 character-by-character transcription of the spec (`reference_parse`) on generated text,
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.formats.sse import Event, Field, Stream, parse_event_stream, plain_data
+from grader.reading.sse import Event, Field, Stream, parse_event_stream, plain_data
 
 REAL_CAPTURE = Path(__file__).resolve().parent.parent / "data" / "real" / "correct" / "sse_raw.txt"
 

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from checks import LAB
-from grader.cli import main
-from grader.grade import catalog_for
+from grader.cli.main import main
+from grader.engine.grade import catalog_for
 from grader.render import FORMATS, RenderOptions, renderer
 from tests.conftest import EXPECTED, SAMPLES, graded
 

@@ -21,12 +21,12 @@ import jsonschema
 import pytest
 
 from checks import LAB
-from grader.cli import main
-from grader.grade import catalog_for
+from grader.cli.main import main
+from grader.engine.grade import catalog_for
+from grader.engine.result import Result
+from grader.engine.rubric import parse_rubric
 from grader.render import RenderOptions
 from grader.render.gradescope import render
-from grader.result import Result
-from grader.rubric import parse_rubric
 from tests.conftest import EXPECTED, REAL, ROOT, graded
 
 VISIBILITY = {"enum": ["hidden", "after_due_date", "after_published", "visible"]}
@@ -143,8 +143,8 @@ def test_test_name_is_the_check_id_and_title() -> None:
 
 
 def test_a_chinese_test_name_joins_id_and_title_with_a_full_width_colon() -> None:
-    from grader.grade import grade
-    from grader.rubric import load_lab_rubric
+    from grader.engine.grade import grade
+    from grader.engine.rubric import load_lab_rubric
 
     result = grade(LAB, str(REAL / "correct"), load_lab_rubric(LAB, None, "checks"), lang="zh")
     doc = json.loads(render(result, RenderOptions(catalog_for(LAB, "zh"))))

@@ -14,11 +14,11 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Properties, Skipped, TestCase
 
 from checks import LAB
-from grader.cli import main
-from grader.grade import catalog_for
+from grader.cli.main import main
+from grader.engine.grade import catalog_for
+from grader.engine.result import Result
 from grader.render import RenderOptions
 from grader.render.junit import render, xml_text
-from grader.result import Result
 from tests.conftest import EXPECTED, graded
 
 OPTIONS = RenderOptions(catalog_for(LAB, "en"))

@@ -15,8 +15,8 @@ import pytest
 from lxml import etree
 
 from checks import LAB
-from grader.cli import main
-from grader.grade import catalog_for
+from grader.cli.main import main
+from grader.engine.grade import catalog_for
 from grader.render import RenderOptions
 from grader.render.junit import render
 from grader.render.junit_gitlab import render as render_gitlab

@@ -16,8 +16,8 @@ import cmarkgfm
 import pytest
 
 from checks import LAB
-from grader.cli import main
-from grader.grade import catalog_for
+from grader.cli.main import main
+from grader.engine.grade import catalog_for
 from grader.render import RenderOptions
 from grader.render.markdown import EMOJI, code, inline, render
 from tests.conftest import EXPECTED, graded

@@ -19,11 +19,11 @@ import jsonschema
 import pytest
 
 from checks import LAB
-from grader.cli import main
-from grader.grade import catalog_for
+from grader.cli.main import main
+from grader.engine.grade import catalog_for
+from grader.engine.result import Result
 from grader.render import RenderOptions
 from grader.render.prairielearn import render
-from grader.result import Result
 from tests.conftest import EXPECTED, graded
 
 IMAGES = {

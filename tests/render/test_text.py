@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.i18n import Catalog
 from grader.render import RenderOptions
 from grader.render.text import render
-from grader.render.wrap import NO_LINE_END, NO_LINE_START, cells, wrap
+from grader.words.i18n import Catalog
+from grader.words.wrap import NO_LINE_END, NO_LINE_START, cells, wrap
 from tests.conftest import EXPECTED, graded
 
 LANGS = ("en", "ja", "ko", "zh")
@@ -26,11 +26,11 @@ LANGS = ("en", "ja", "ko", "zh")
 def text_of(name: str, lang: str = "en", **options: object) -> str:
     result = graded(name)
     catalog = Catalog(lang, ("grader", "checks"))
-    from grader.grade import grade as _grade  # the result in the chosen language
+    from grader.engine.grade import grade as _grade  # the result in the chosen language
 
     if lang != "en":
         from checks import LAB
-        from grader.rubric import load_lab_rubric
+        from grader.engine.rubric import load_lab_rubric
         from tests.conftest import SAMPLES
 
         result = _grade(LAB, str(SAMPLES / name), load_lab_rubric(LAB, None, "checks"), lang=lang)
@@ -225,8 +225,8 @@ def test_no_korean_message_is_broken_inside_a_word() -> None:
     A code span is one unit (it has spaces inside but never breaks), so it is replaced by
     a spaceless stand-in of its width; a run wider than the line must break and is left
     out."""
-    from grader.i18n import flatten
-    from grader.tomlfile import loads
+    from grader.words.i18n import flatten
+    from grader.words.tomlfile import loads
     from tests.conftest import ROOT
 
     for package in ("grader", "checks"):

@@ -15,11 +15,11 @@ both.
 
 from __future__ import annotations
 
-from grader.engine import collect
-from grader.lab import Lab
-from grader.loading import ArtifactSpec
-from grader.parsers import json_document
-from grader.schema import SchemaSet
+from grader.engine.api import collect
+from grader.engine.lab import Lab
+from grader.reading.loading import ArtifactSpec
+from grader.reading.parsers import json_document
+from grader.reading.schema import SchemaSet
 
 from . import answers
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from grader.engine import Context, Fail, Note, check
-from grader.params import Integer, Number
+from grader.engine.api import Context, Fail, Note, check
+from grader.engine.params import Integer, Number
 
 
 @check("answer.correct", reads=("answer",), params={"expected": Integer(0, 1000)})
