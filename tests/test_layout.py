@@ -1,5 +1,6 @@
 """The engine's layout keeps its promises: it knows no lab, it has no import cycle, and
-each of its modules does one job of at most about 400 lines."""
+each of its modules does one job of at most about 400 lines, in a package that imports
+only the packages below it."""
 
 from __future__ import annotations
 
@@ -26,10 +27,16 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
-    """Every grader module `path` imports, at the top or inside a function."""
+def _imports(path: Path, modules: dict[str, Path], annotations: bool = True) -> set[str]:
+    """Every grader module `path` imports, at the top or inside a function; with
+    `annotations=False`, not those imported only for a type checker (`if TYPE_CHECKING:`)."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    tree = ast.parse(path.read_text("utf-8"))
+    if not annotations:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+                node.body = []
+    for node in ast.walk(tree):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -82,3 +89,55 @@ def test_every_module_of_the_engine_is_small() -> None:
         for path in GRADER.rglob("*.py")
     }
     assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}
+
+
+LAYERS = (
+    "words",
+    "system",
+    "reading",
+    "engine",
+    "render",
+    "export",
+    "class_report",
+    "batch",
+    "fuzzing",
+    "cli",
+)
+"""The engine's packages from the bottom up: each may import only the packages before
+it (docs/architecture.md says what each owns)."""
+TOP_LEVEL_MOST = 12
+
+
+def test_the_engine_has_at_most_a_dozen_top_level_modules() -> None:
+    top = [p.name for p in GRADER.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()]
+    assert len(top) <= TOP_LEVEL_MOST, sorted(top)
+
+
+def test_every_package_of_the_engine_has_its_place_in_the_layers() -> None:
+    packages = {p.name for p in GRADER.iterdir() if (p / "__init__.py").is_file()}
+    assert packages == set(LAYERS)
+
+
+def test_every_package_says_what_it_owns() -> None:
+    for name in LAYERS:
+        tree = ast.parse((GRADER / name / "__init__.py").read_text("utf-8"))
+        assert ast.get_docstring(tree), name
+
+
+def test_no_package_imports_one_above_it() -> None:
+    """Data flows one way: files are read (`reading`), graded (`engine`), rendered and
+    gathered (`render`, `export`, `class_report`, `batch`), and the command line (`cli`)
+    drives it all; a `__main__` (`python -m`) is an entry point, above everything. An
+    annotation may name a class of any package (`if TYPE_CHECKING:` imports nothing)."""
+    modules = _modules()
+    upward = []
+    for name, path in sorted(modules.items()):
+        parts = name.split(".")
+        if len(parts) < 3 or parts[-1] == "__main__":
+            continue
+        here = LAYERS.index(parts[1])
+        for other in sorted(_imports(path, modules, annotations=False)):
+            below = other.split(".")
+            if len(below) >= 2 and below[1] in LAYERS and LAYERS.index(below[1]) > here:
+                upward.append(f"{name} -> {other}")
+    assert upward == []
