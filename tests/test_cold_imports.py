@@ -107,8 +107,6 @@ NOT_ON_THE_CHECK_PATH = (
     "shutil",  # argparse's formatters ask grader.cli.parser.terminal_columns instead
     # not "typing": every module takes TYPE_CHECKING from it, as Python code normally does
     "string",  # catalog messages are filled by str.format_map
-    "importlib.util",  # package folders found without it (grader.words.package_data)
-    "contextlib",  # the check path's `with` blocks are classes of its own
     "zipfile",
     "tarfile",
     "csv",

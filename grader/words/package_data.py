@@ -1,37 +1,26 @@
 """Files shipped inside a package (schemas, rubric, catalogs), read by path.
 
-`importlib.resources` would do, but importing it pulls in zipfile and the compression
-modules, a noticeable part of `grader check`'s start-up; the grader's packages are
-always plain folders on disk (a wheel or a checkout), so their files are read directly.
+The grader's packages are always plain folders on disk (a wheel, a checkout, or the
+folder `grader.pyz` unpacks itself into), and the sandbox allows reading them by path,
+so a package's files are read directly from the folder the import system finds for it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 
 
 def package_dirs(package: str) -> list[str]:
-    """The folders of an importable package, without importing it.
-
-    An imported package's are its `__path__`; else they are what the import system's
-    finders find for it, asked as `importlib.util.find_spec` asks them. importlib.util
-    is not imported for that: with contextlib, which it imports, it cost a cold
-    `grader check` ≈3 M instructions, to find the one package a check has not imported
-    (the schemas', whose files the sandbox lets grading read)."""
+    """The folders of an importable package, without importing it: an imported
+    package's `__path__`, else where `importlib.util.find_spec` finds it."""
     module = sys.modules.get(package)
     if module is not None:
         folders = list(getattr(module, "__path__", None) or ())
     else:
-        parent = package.rpartition(".")[0]
-        search = package_dirs(parent) if parent else None
-        folders = []
-        for finder in sys.meta_path:
-            find = getattr(finder, "find_spec", None)
-            spec = find(package, search) if find is not None else None
-            if spec is not None:
-                folders = list(spec.submodule_search_locations or ())
-                break
+        spec = importlib.util.find_spec(package)
+        folders = list(spec.submodule_search_locations or ()) if spec is not None else []
     if not folders:
         raise ModuleNotFoundError(f"no package named {package!r}", name=package)
     return folders
