@@ -132,6 +132,47 @@ def _names(node: ast.AST) -> list[str]:
     return [name for _, _, name in sorted(found)]
 
 
+_READ = frozenset(
+    {
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.Import,
+        ast.ImportFrom,
+        ast.ClassDef,
+        ast.Call,
+        ast.Attribute,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.keyword,
+        ast.With,
+        ast.AsyncWith,
+        ast.For,
+        ast.AsyncFor,
+        ast.comprehension,
+        ast.JoinedStr,
+        ast.Constant,
+    }
+)
+"""The kinds of node `_Reading.read` reads something of (a parsed tree's nodes are of
+these classes exactly, never of subclasses)."""
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """`ast.iter_child_nodes(node)` as a list, read from the node's documented `_fields`
+    without the two generators `iter_child_nodes` stacks (the walk over every node of the
+    tree is most of what reading sse.py costs)."""
+    found: list[ast.AST] = []
+    for name in node._fields:
+        if name == "ctx":  # Load, Store, Del: no child, nothing to read
+            continue
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            found.append(value)
+        elif isinstance(value, list):
+            found.extend(item for item in value if isinstance(item, ast.AST))
+    return found
+
+
 def _called(node: ast.Call) -> str | None:
     """The name a call calls: `readline` of `resp.readline()`, `urlopen` of `urlopen(u)`."""
     func = node.func
@@ -161,14 +202,19 @@ class _Reading:
 
     def read(self, tree: ast.Module) -> None:
         """Walk the tree in the order it is written (a name is a stream from the line
-        that binds it on), one node at a time (no recursion: a file may nest deeply)."""
-        stack: list[ast.AST] = [tree]
-        inside: set[int] = set()  # comprehensions in a value bound to a name
+        that binds it on), one node at a time (no recursion: a file may nest deeply).
+        Each node on the stack carries whether it is inside a value bound to a name (a
+        comprehension there is a list made, not a loop over the stream)."""
+        top = set(map(id, tree.body))
+        stack: list[tuple[ast.AST, bool]] = [(tree, False)]
         while stack:
-            node = stack.pop()
-            children = list(ast.iter_child_nodes(node))
-            if isinstance(node, _FUNCTIONS):
-                if node not in tree.body:  # a method or nested function: `def name(`
+            node, bound_value = stack.pop()
+            children = _children(node)
+            value: ast.AST | None = None  # the child that is a value bound to a name
+            if type(node) not in _READ:  # a node of no kind read here: only its children
+                pass
+            elif isinstance(node, _FUNCTIONS):
+                if id(node) not in top:  # a method or nested function: `def name(`
                     self.calls.add(node.name)
                 else:  # what a top-level function's parameters hold is no code it runs
                     children = [c for c in children if c is not node.args]
@@ -195,9 +241,9 @@ class _Reading:
                 if bound is not None:
                     if self._opens_stream(node.value):
                         self.streams.add(bound)
-                    inside.update(map(id, ast.walk(node.value)))
+                    value = node.value
             elif isinstance(node, ast.keyword) and node.arg is not None:
-                inside.update(map(id, ast.walk(node.value)))
+                value = node.value
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     if set(_names(item.context_expr)) & _OPENERS:
@@ -207,7 +253,7 @@ class _Reading:
                         self.streams.add(binds.id)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 self._loop(node.iter)
-            elif isinstance(node, ast.comprehension) and id(node) not in inside:
+            elif isinstance(node, ast.comprehension) and not bound_value:
                 self._loop(node.iter)  # `[line for line in resp]`; a list bound to a name
                 # (`lines = [line for line in resp]`) is the body read whole
             elif isinstance(node, ast.JoinedStr):
@@ -215,7 +261,7 @@ class _Reading:
                 children = [c for c in children if not isinstance(c, ast.Constant)]
             elif isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
                 self._literal(node)
-            stack.extend(reversed(children))
+            stack.extend((c, bound_value or c is value) for c in reversed(children))
 
     def _literal(self, node: ast.expr) -> None:
         """A string or bytes literal holding a newline escape (a backslash and an n as
