@@ -150,8 +150,8 @@ def test_a_real_stream_read_in_bulk_is_what_reading_each_event_gives(
 ) -> None:
     if cut_down:
         monkeypatch.setattr(parsers, "PRUNED_FROM", 0)
-    quick, each = _read_both(text, monkeypatch)
-    assert quick == each
+    together, each = _read_both(text, monkeypatch)
+    assert together == each
 
 
 @pytest.mark.parametrize(
@@ -165,7 +165,7 @@ def test_a_hostile_stream_is_given_up_in_bulk_within_a_batch(
     in bulk: it once cost 11 times the event-by-event reading, every event decoded
     first. What it gives is that reading's."""
     decoded: list[str] = []
-    quick_all = jsonload.StrictDecoder.quick_all
+    decode_all = jsonload.StrictDecoder.decode_all
     decode = jsonload.StrictDecoder.decode
 
     def counting(self, texts, accept=None):  # type: ignore[no-untyped-def]
@@ -175,15 +175,15 @@ def test_a_hostile_stream_is_given_up_in_bulk_within_a_batch(
 
         self.decode = counted  # the texts decoded in bulk, not those read one by one
         try:
-            return quick_all(self, texts, accept)
+            return decode_all(self, texts, accept)
         finally:
             del self.decode
 
-    monkeypatch.setattr(jsonload.StrictDecoder, "quick_all", counting)
+    monkeypatch.setattr(jsonload.StrictDecoder, "decode_all", counting)
     text = f"data: {data}\n\n" * 4096
-    quick, each = _read_both(text, monkeypatch)
-    assert quick == each and quick[1]
-    assert 0 < len(decoded) <= jsonload.QUICK_BATCH
+    together, each = _read_both(text, monkeypatch)
+    assert together == each and together[1]
+    assert 0 < len(decoded) <= jsonload.DECODE_BATCH
 
 
 def test_a_real_capture_is_read_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -228,5 +228,5 @@ def test_any_stream_read_in_bulk_is_what_reading_each_event_gives(
     with pytest.MonkeyPatch.context() as patch:
         if cut_down:
             patch.setattr(parsers, "PRUNED_FROM", 0)
-        quick, each = _read_both(text, patch)
-    assert quick == each
+        together, each = _read_both(text, patch)
+    assert together == each

@@ -17,7 +17,7 @@ from tests.bulk_reading import ROOT, read_both, saved_files
 parse = parsers.json_lines(SCHEMAS["chunks_record"])
 LIMITS = LAB.default_limits()
 FILES = saved_files("chunks.jsonl")
-NOT_IN_BULK = (StrictDecoder, "quick_all", lambda self, texts, accept=None: None)
+NOT_IN_BULK = (StrictDecoder, "decode_all", lambda self, texts, accept=None: None)
 
 
 def _read_both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
@@ -31,8 +31,8 @@ def test_a_real_file_read_in_bulk_is_what_reading_each_line_gives(
 ) -> None:
     if cut_down:
         monkeypatch.setattr(parsers, "PRUNED_FROM", 0)
-    quick, each = _read_both(text, monkeypatch)
-    assert quick == each
+    together, each = _read_both(text, monkeypatch)
+    assert together == each
 
 
 def test_a_real_file_is_read_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,8 +70,8 @@ def test_any_file_read_in_bulk_is_what_reading_each_line_gives(
     with pytest.MonkeyPatch.context() as patch:
         if cut_down:
             patch.setattr(parsers, "PRUNED_FROM", 0)
-        quick, each = _read_both(text, patch)
-    assert quick == each
+        together, each = _read_both(text, patch)
+    assert together == each
 
 
 def test_more_records_than_the_limit_are_refused_as_line_by_line() -> None:

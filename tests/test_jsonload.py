@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.reading.jsonload import QUICK_BATCH, JsonError, PositionMap, StrictDecoder, _depth
+from grader.reading.jsonload import DECODE_BATCH, JsonError, PositionMap, StrictDecoder, _depth
 
 decoder = StrictDecoder(max_digits=100, max_depth=64)
 
@@ -267,7 +267,7 @@ def test_a_document_with_a_lone_surrogate_is_refused() -> None:
     assert problem('{"s": "\\ud800"}').message_id == "json.lone_surrogate"
 
 
-# Many texts at once (`StrictDecoder.quick_all`, a stream's events): the values `decode`
+# Many texts at once (`StrictDecoder.decode_all`, a stream's events): the values `decode`
 # gives each of them, or None whenever `decode` refuses any (then each is decoded by
 # `decode`, which says what and where).
 
@@ -284,7 +284,7 @@ def _each(strict: StrictDecoder, texts: list[str]) -> list[object] | None:
 def test_many_texts_decode_together_as_each_alone_or_not_at_all(
     texts: list[str], strict: StrictDecoder
 ) -> None:
-    together = strict.quick_all(texts)
+    together = strict.decode_all(texts)
     if together is not None:
         assert repr(together) == repr(_each(strict, texts))
 
@@ -295,7 +295,7 @@ def test_many_texts_are_refused_together_when_any_is_refused_alone(
     texts: list[str], strict: StrictDecoder
 ) -> None:
     if _each(strict, texts) is None:
-        assert strict.quick_all(texts) is None
+        assert strict.decode_all(texts) is None
 
 
 @pytest.mark.parametrize(
@@ -317,35 +317,35 @@ def test_many_texts_are_refused_together_when_any_is_refused_alone(
 def test_one_text_that_decode_refuses_is_left_to_it(
     texts: list[str],
 ) -> None:
-    assert decoder.quick_all(texts) is None
+    assert decoder.decode_all(texts) is None
 
 
 def test_texts_over_several_batches_decode_together_as_each_alone() -> None:
-    texts = [f'{{"i": {i}, "t": "{i}:00"}}' for i in range(2 * QUICK_BATCH + 5)]
-    assert decoder.quick_all(texts) == [decoder.decode(text, "f.json") for text in texts]
+    texts = [f'{{"i": {i}, "t": "{i}:00"}}' for i in range(2 * DECODE_BATCH + 5)]
+    assert decoder.decode_all(texts) == [decoder.decode(text, "f.json") for text in texts]
 
 
 def test_a_text_refused_in_a_later_batch_refuses_them_all() -> None:
-    texts = ['{"a": 1}'] * (QUICK_BATCH + 3) + ['{"a": 1, "a": 2}']
-    assert decoder.quick_all(texts) is None
+    texts = ['{"a": 1}'] * (DECODE_BATCH + 3) + ['{"a": 1, "a": 2}']
+    assert decoder.decode_all(texts) is None
 
 
 def test_each_batch_is_accepted_before_the_next_is_decoded() -> None:
     """`accept` sees each batch's values in order; once it refuses one, no later text
     is decoded (a hostile file costs at most a batch beyond the exact way)."""
     seen: list[list[object]] = []
-    texts = [f"[{i}]" for i in range(3 * QUICK_BATCH)]
-    assert decoder.quick_all(texts, lambda values: seen.append(values) or True) is not None
-    assert [len(values) for values in seen] == [QUICK_BATCH] * 3
-    assert seen[1][0] == [QUICK_BATCH]
+    texts = [f"[{i}]" for i in range(3 * DECODE_BATCH)]
+    assert decoder.decode_all(texts, lambda values: seen.append(values) or True) is not None
+    assert [len(values) for values in seen] == [DECODE_BATCH] * 3
+    assert seen[1][0] == [DECODE_BATCH]
     seen.clear()
-    assert decoder.quick_all(texts, lambda values: seen.append(values) and False) is None
+    assert decoder.decode_all(texts, lambda values: seen.append(values) and False) is None
     assert len(seen) == 1
 
 
 def test_texts_of_plain_values_decode_together() -> None:
     texts = ['{"url": "http://x", "n": 1.5}', "[1, 2]", '"b1-0c1e570"', '{"e": "1e570"}']
-    assert decoder.quick_all(texts) == [
+    assert decoder.decode_all(texts) == [
         {"url": "http://x", "n": 1.5},
         [1, 2],
         "b1-0c1e570",

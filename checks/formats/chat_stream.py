@@ -134,7 +134,7 @@ def _plain_chunks(
             and chunk_schema.all_conform(values)
         )
 
-    values = decoder.quick_all(list(compress(plain.data, map(not_, done))), chunks_all)
+    values = decoder.decode_all(list(compress(plain.data, map(not_, done))), chunks_all)
     if values is None:
         return None
     chunks = iter(values if cut_down is None else cut_down(values))

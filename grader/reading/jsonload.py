@@ -111,16 +111,16 @@ class StrictDecoder:
             raise _Refusal("huge")
         return value
 
-    def quick_all(
+    def decode_all(
         self, texts: list[str], accept: Callable[[list[Any]], bool] | None = None
     ) -> list[Any] | None:
         """Each text's value as `decode` gives it, when every text decodes and `accept`
-        (a schema's test; None: any) takes each batch of `QUICK_BATCH` values as soon as
+        (a schema's test; None: any) takes each batch of `DECODE_BATCH` values as soon as
         it is decoded; else None, and the caller reads the texts one by one."""
         values: list[Any] = []
         try:
-            for start in range(0, len(texts), QUICK_BATCH):
-                batch = [self.decode(text, "") for text in texts[start : start + QUICK_BATCH]]
+            for start in range(0, len(texts), DECODE_BATCH):
+                batch = [self.decode(text, "") for text in texts[start : start + DECODE_BATCH]]
                 if accept is not None and not accept(batch):
                     return None
                 values += batch
@@ -150,8 +150,8 @@ class StrictDecoder:
         return value
 
 
-QUICK_BATCH = 64
-"""Texts decoded and tested at a time by `StrictDecoder.quick_all`: a hostile file (4,096
+DECODE_BATCH = 64
+"""Texts decoded and tested at a time by `StrictDecoder.decode_all`: a hostile file (4,096
 deep arrays) costs at most a batch more than the one-by-one reading."""
 _IS_DICT = frozenset((dict,)).__contains__
 _IS_LIST = frozenset((list,)).__contains__

@@ -167,7 +167,7 @@ def json_lines(schema: SchemaRef) -> Parser:
     file of `PRUNED_FROM` characters or more, each valid one with only the members the
     schema declares: `grader.reading.schema_declared`); a record's pointer is `/<index>` and
     maps back to its physical line. A file whose every record is valid is read in bulk:
-    its lines decoded (`StrictDecoder.quick_all`) and validated in one call each; any
+    its lines decoded (`StrictDecoder.decode_all`) and validated in one call each; any
     other, line by line, which finds each problem and its place.
     """
 
@@ -177,7 +177,7 @@ def json_lines(schema: SchemaRef) -> Parser:
         numbers = [number for number, line in enumerate(lines, start=1) if line.strip()]
         if len(numbers) <= limits.jsonl_records:
             texts = [lines[number - 1] for number in numbers]
-            records = decoder.quick_all(texts, schema.all_conform)  # a batch at a time
+            records = decoder.decode_all(texts, schema.all_conform)  # a batch at a time
             if records is not None:
                 cut_down = declared_only_all(schema, text)
                 if cut_down is not None:
