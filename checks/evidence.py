@@ -258,6 +258,13 @@ def request_params(timing: TaskTiming | Cancel | Release) -> RequestParams:
     return {"task": timing.task if timing.task is not None else "?", "line": timing.line}
 
 
+def request_data(timing: TaskTiming | Cancel | Release) -> dict[str, int | str]:
+    """`request_params` as a check records it: a JSON object (to a type checker, a
+    `TypedDict` is none)."""
+    params = request_params(timing)
+    return {"task": params["task"], "line": params["line"]}
+
+
 def first_token_fits(ttft_ms: float, timing: TaskTiming, overhead_ms: float) -> bool:
     """A client's first token comes after the server computed the prompt, and not much
     later: the HTTP round trip and the chat template, never a second prefill."""
