@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, NoReturn, Protocol
 
+    from grader.words.i18n import Catalog
+
     class Parser(Protocol):
         """What `misspelt_option` asks of a `grader.cli.parser.Parser`."""
 
@@ -120,7 +122,7 @@ or two letters (`--formt`, `--samlpe`: 0.88 and more), not another word (`--verb
 for `--version`: 0.67, which argparse reports as unrecognized)."""
 
 
-def misspelt_option(parser: Parser, argv: Sequence[str], catalog: Any) -> None:
+def misspelt_option(parser: Parser, argv: Sequence[str], catalog: Catalog) -> None:
     """When `argv` has an option no parser knows, nor abbreviates (`--form`), but one is
     close to it (`--formt`), say which, after the usage, and exit 2: argparse would print
     the whole usage and "unrecognized arguments" without a word of what was meant."""
