@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any, Literal
 
+    from checks.formats.chat_stream import ChatStream
+
 
 def cut_off(log: ServerLog) -> list[Cancel | Release]:
     """The log's evidence of tasks cut off before they finished (see
@@ -271,7 +273,7 @@ def interrupted(ctx: Context) -> Note | None:
     return None
 
 
-def own_record(log: ServerLog | None, cancel: Any) -> TaskTiming | None:
+def own_record(log: ServerLog | None, cancel: dict[str, Any]) -> TaskTiming | None:
     """The cancel request's own timing block in the log, when it has one: the latest
     request that generated cancel.json's max_tokens (a request cut off by a close prints
     no timing block; one whose connection stayed open runs to max_tokens and does)."""
@@ -283,7 +285,12 @@ def own_record(log: ServerLog | None, cancel: Any) -> TaskTiming | None:
     return None
 
 
-def decode_ms_per_token(log: Any, ttft: Any, sse: Any, cancel: Any) -> tuple[float, str]:
+def decode_ms_per_token(
+    log: ServerLog | None,
+    ttft: dict[str, Any] | None,
+    sse: ChatStream | None,
+    cancel: dict[str, Any],
+) -> tuple[float, str]:
     """The cancel request's generation speed, from the best evidence the submission has.
 
     First the request's own record in the log (its `eval time` per token: the speed at
@@ -314,7 +321,7 @@ def decode_ms_per_token(log: Any, ttft: Any, sse: Any, cancel: Any) -> tuple[flo
     return cancel["closed_at_ms"] / max(cancel["received_tokens"], 1), "cancel.json"
 
 
-def prefill_wait(log: ServerLog | None, cancel: Any) -> float:
+def prefill_wait(log: ServerLog | None, cancel: dict[str, Any]) -> float:
     """How long after the close the server could not yet notice it, by the log: a close
     before any token arrived (received_tokens 0) is seen only when the server first
     writes, after the task's prefill; until then the slot is busy whatever the client

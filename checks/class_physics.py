@@ -64,13 +64,13 @@ class _Bad(ValueError):
     """A measurement of the wrong shape (a result is untrusted input)."""
 
 
-def _count(value: Any) -> int:
+def _count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**12:
         raise _Bad("not a count")
     return value
 
 
-def _ms(value: Any) -> float:
+def _ms(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _Bad("not a number")
     if not math.isfinite(value) or value < 0:

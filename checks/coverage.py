@@ -64,7 +64,7 @@ def final_timings(stream: ChatStream | None) -> dict[str, Any]:
     return timings if isinstance(timings, dict) else {}
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

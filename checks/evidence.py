@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, TypedDict, cast
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import TypeGuard, TypeVar
 
     Item = TypeVar("Item")
 
@@ -277,5 +277,5 @@ def generation_fits(client_ms: float, timing: TaskTiming, noise_ms: float) -> bo
     return timing.eval_ms is not None and agree(client_ms, timing.eval_ms, noise_ms)
 
 
-def finite(value: Any) -> bool:
+def finite(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
