@@ -156,7 +156,7 @@ def _real(path: str) -> str:
         return os.path.abspath(path or os.curdir)
 
 
-def _is_write(mode: Any, flags: Any) -> bool:
+def _is_write(mode: object, flags: object) -> bool:
     if isinstance(mode, str) and any(c in mode for c in "wax+"):
         return True
     return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
@@ -306,7 +306,7 @@ def _runtime_roots(packages: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @contextmanager
-def _saved(**values: Any) -> Iterator[None]:
+def _saved(**values: object) -> Iterator[None]:
     """A `with` block that sets fields of the thread's `_state` and puts back what they
     were however it ends."""
     _install()
