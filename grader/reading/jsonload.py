@@ -23,7 +23,7 @@ from grader.words.problems import Location, Problem, json_pointer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, NoReturn
 
 _WS = r"[ \t\n\r]*"
 _NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?"
@@ -63,7 +63,7 @@ class LineIndex:
         return line, offset - self.starts[line - 1] + 1
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise _Refusal(name)
 
 
