@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any, Literal
 
     from grader.reading.schema import SchemaRef
+    from grader.words.problems import JSONValue
 
     Status = Literal["valid", "invalid", "missing", "refused"]
 
@@ -86,7 +87,7 @@ class ArtifactSpec:
     filename: str
     parser: Parser
     max_bytes: str = "file_bytes"
-    measure: Callable[[Any], Mapping[str, Any]] | None = None
+    measure: Callable[[Any], Mapping[str, JSONValue]] | None = None
     parse_last: bool = False
     corroborated_by: tuple[str, ...] | None = None
 
