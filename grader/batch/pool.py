@@ -159,6 +159,6 @@ class Workers(Generic[T, R]):
         return suspects
 
 
-def _in_order(done: Iterable[Future[R]], inflight: dict[Future[R], Any]) -> list[Future[R]]:
+def _in_order(done: Iterable[Future[R]], inflight: Iterable[Future[R]]) -> list[Future[R]]:
     order = {future: i for i, future in enumerate(inflight)}
     return sorted(done, key=lambda f: order[f])

@@ -238,7 +238,7 @@ def _listed(words: Sequence[str], catalog: Catalog) -> str:
     return listed
 
 
-def _literal(value: Any) -> str:
+def _literal(value: object) -> str:
     import json
 
     return json.dumps(value, ensure_ascii=False)
