@@ -223,7 +223,7 @@ def _printable(text: str) -> str:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def _has_lone_surrogate(value: Any) -> bool:
+def _has_lone_surrogate(value: object) -> bool:
     """True when a string holds half a surrogate pair: valid JSON, but not text (it can't
     be written as UTF-8, so it could not be in any message or result)."""
     try:
