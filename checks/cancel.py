@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from checks.evidence import blocks
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
@@ -15,6 +15,17 @@ if TYPE_CHECKING:
     from typing import Any, Literal
 
     from checks.formats.chat_stream import ChatStream
+    from grader.words.problems import Param
+
+
+class _Told(TypedDict, total=False):
+    """How a story contradicts cancel.json, as its message's parameters: the task, the
+    line that tells it, its release's line, the time the log shows (`seen`)."""
+
+    task: int | None
+    line: int
+    release: int
+    seen: float
 
 
 def cut_off(log: ServerLog) -> list[Cancel | Release]:
@@ -25,7 +36,7 @@ def cut_off(log: ServerLog) -> list[Cancel | Release]:
 
 def _cancelled_agrees(
     log: ServerLog, cancel: Cancel | Release, c: dict[str, Any], early_ms: float, late_ms: float
-) -> tuple[str, dict[str, Any]] | None:
+) -> tuple[str, _Told] | None:
     """Why a cancelled task contradicts cancel.json (message key, params), or None."""
     if cancel.task is None or isinstance(cancel, Release):
         return None  # a release is its own evidence; it has nothing more to compare
@@ -65,7 +76,7 @@ def _in_prefill(c: dict[str, Any], early_ms: float) -> float:
 
 def _finished_agrees(
     log: ServerLog, timing: TaskTiming, c: dict[str, Any], early_ms: float
-) -> tuple[str, dict[str, Any]] | None:
+) -> tuple[str, _Told] | None:
     """Why a request that ran to max_tokens contradicts cancel.json, or None."""
     ran = (
         timing.total_ms if timing.total_ms is not None else timing.prompt_ms + (timing.eval_ms or 0)
@@ -115,7 +126,7 @@ def _residuals(
 
 def _stories(
     log: ServerLog, c: dict[str, Any], early_ms: float, late_ms: float
-) -> Iterator[tuple[str, dict[str, Any]] | None]:
+) -> Iterator[tuple[str, _Told] | None]:
     """How each cut-off task and each request that ran to max_tokens contradicts
     cancel.json (None: it agrees), the latest first.
 
@@ -143,7 +154,7 @@ def in_log(ctx: Context) -> None:
     log: ServerLog = ctx["log"]
     stories = _stories(log, c, ctx.param("early_ms"), ctx.param("late_ms"))
     # False: no task was cut off, none ran to max_tokens
-    first: tuple[str, dict[str, Any]] | Literal[False] | None = next(stories, False)
+    first: tuple[str, _Told] | Literal[False] | None = next(stories, False)
     if first is False:
         raise Fail(
             "no_request",
@@ -179,7 +190,7 @@ def _first_byte_late(
     close_max_ms: float,
     window: tuple[float, float],
     max_unseen: int,
-) -> dict[str, Any] | None:
+) -> dict[str, Param] | None:
     """Why a close later than close_max_ms is still the lab's close, or None.
 
     A client whose `readline()` blocks can close only when a line arrives. On a loaded
