@@ -20,7 +20,7 @@ from grader.words.problems import Param
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from typing import Any, NoReturn, Protocol
+    from typing import Any, NoReturn, Protocol, TextIO
 
     from grader.words.i18n import Catalog
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         known_options: set[str]
         subparsers: Any
 
-        def print_usage(self, file: Any = None) -> None: ...
+        def print_usage(self, file: TextIO | None = None) -> None: ...
         def exit(self, status: int = 0, message: str | None = None) -> NoReturn: ...
 
     Arguments = argparse.Namespace
