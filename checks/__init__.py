@@ -35,7 +35,10 @@ from grader.reading.parsers import json_document, json_lines
 from grader.reading.schema import SchemaSet
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import Any
+
+    from grader.words.problems import JSONValue
 
 SCHEMAS = SchemaSet.of_package("schemas")
 """The lab's formats: `schemas/<name>.schema.json`."""
@@ -68,10 +71,19 @@ of `sse_events` events is 1.2 MB, and its chunks.jsonl grows with the keys a cli
 adds to each record."""
 
 
-def _document(name: str, **options: Any) -> ArtifactSpec:
+def _document(
+    name: str,
+    measure: Callable[[Any], Mapping[str, JSONValue]] | None = None,
+    corroborated_by: tuple[str, ...] | None = None,
+) -> ArtifactSpec:
     """One of the lab's JSON documents, `<name>.json`, under the lab's `json_bytes` cap."""
     return ArtifactSpec(
-        name, f"{name}.json", json_document(SCHEMAS[name]), max_bytes="json_bytes", **options
+        name,
+        f"{name}.json",
+        json_document(SCHEMAS[name]),
+        max_bytes="json_bytes",
+        measure=measure,
+        corroborated_by=corroborated_by,
     )
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from checks.evidence import agree, blocks, finite, request_params, resolution
+from checks.evidence import agree, blocks, finite, request_data, request_params, resolution
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 from grader.engine.api import Context, Fail, check
 from grader.engine.params import Integer, Number
@@ -435,9 +435,9 @@ def one_request_each(ctx: Context) -> None:
             item.label: (request.task if request is not None else None)
             for item, request in zip(found.items, found.request, strict=True)
         },
-        unexplained=[request_params(r) for r in found.unexplained[:20]],
+        unexplained=[request_data(r) for r in found.unexplained[:20]],
         unexplained_count=len(found.unexplained),
-        clearing=request_params(clearing) if clearing is not None else None,
+        clearing=request_data(clearing) if clearing is not None else None,
     )
     lost = found.lost()
     if lost:

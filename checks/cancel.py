@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from checks.evidence import blocks
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
@@ -14,6 +14,19 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any, Literal
 
+    from checks.formats.chat_stream import ChatStream
+    from grader.words.problems import Param
+
+
+class _Told(TypedDict, total=False):
+    """How a story contradicts cancel.json, as its message's parameters: the task, the
+    line that tells it, its release's line, the time the log shows (`seen`)."""
+
+    task: int | None
+    line: int
+    release: int
+    seen: float
+
 
 def cut_off(log: ServerLog) -> list[Cancel | Release]:
     """The log's evidence of tasks cut off before they finished (see
@@ -23,7 +36,7 @@ def cut_off(log: ServerLog) -> list[Cancel | Release]:
 
 def _cancelled_agrees(
     log: ServerLog, cancel: Cancel | Release, c: dict[str, Any], early_ms: float, late_ms: float
-) -> tuple[str, dict[str, Any]] | None:
+) -> tuple[str, _Told] | None:
     """Why a cancelled task contradicts cancel.json (message key, params), or None."""
     if cancel.task is None or isinstance(cancel, Release):
         return None  # a release is its own evidence; it has nothing more to compare
@@ -63,7 +76,7 @@ def _in_prefill(c: dict[str, Any], early_ms: float) -> float:
 
 def _finished_agrees(
     log: ServerLog, timing: TaskTiming, c: dict[str, Any], early_ms: float
-) -> tuple[str, dict[str, Any]] | None:
+) -> tuple[str, _Told] | None:
     """Why a request that ran to max_tokens contradicts cancel.json, or None."""
     ran = (
         timing.total_ms if timing.total_ms is not None else timing.prompt_ms + (timing.eval_ms or 0)
@@ -113,7 +126,7 @@ def _residuals(
 
 def _stories(
     log: ServerLog, c: dict[str, Any], early_ms: float, late_ms: float
-) -> Iterator[tuple[str, dict[str, Any]] | None]:
+) -> Iterator[tuple[str, _Told] | None]:
     """How each cut-off task and each request that ran to max_tokens contradicts
     cancel.json (None: it agrees), the latest first.
 
@@ -141,7 +154,7 @@ def in_log(ctx: Context) -> None:
     log: ServerLog = ctx["log"]
     stories = _stories(log, c, ctx.param("early_ms"), ctx.param("late_ms"))
     # False: no task was cut off, none ran to max_tokens
-    first: tuple[str, dict[str, Any]] | Literal[False] | None = next(stories, False)
+    first: tuple[str, _Told] | Literal[False] | None = next(stories, False)
     if first is False:
         raise Fail(
             "no_request",
@@ -177,7 +190,7 @@ def _first_byte_late(
     close_max_ms: float,
     window: tuple[float, float],
     max_unseen: int,
-) -> dict[str, Any] | None:
+) -> dict[str, Param] | None:
     """Why a close later than close_max_ms is still the lab's close, or None.
 
     A client whose `readline()` blocks can close only when a line arrives. On a loaded
@@ -271,7 +284,7 @@ def interrupted(ctx: Context) -> Note | None:
     return None
 
 
-def own_record(log: ServerLog | None, cancel: Any) -> TaskTiming | None:
+def own_record(log: ServerLog | None, cancel: dict[str, Any]) -> TaskTiming | None:
     """The cancel request's own timing block in the log, when it has one: the latest
     request that generated cancel.json's max_tokens (a request cut off by a close prints
     no timing block; one whose connection stayed open runs to max_tokens and does)."""
@@ -283,7 +296,12 @@ def own_record(log: ServerLog | None, cancel: Any) -> TaskTiming | None:
     return None
 
 
-def decode_ms_per_token(log: Any, ttft: Any, sse: Any, cancel: Any) -> tuple[float, str]:
+def decode_ms_per_token(
+    log: ServerLog | None,
+    ttft: dict[str, Any] | None,
+    sse: ChatStream | None,
+    cancel: dict[str, Any],
+) -> tuple[float, str]:
     """The cancel request's generation speed, from the best evidence the submission has.
 
     First the request's own record in the log (its `eval time` per token: the speed at
@@ -314,7 +332,7 @@ def decode_ms_per_token(log: Any, ttft: Any, sse: Any, cancel: Any) -> tuple[flo
     return cancel["closed_at_ms"] / max(cancel["received_tokens"], 1), "cancel.json"
 
 
-def prefill_wait(log: ServerLog | None, cancel: Any) -> float:
+def prefill_wait(log: ServerLog | None, cancel: dict[str, Any]) -> float:
     """How long after the close the server could not yet notice it, by the log: a close
     before any token arrived (received_tokens 0) is seen only when the server first
     writes, after the task's prefill; until then the slot is busy whatever the client

@@ -14,7 +14,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from checks.measures import CACHE_RUNS, CANCEL_KEYS, PREFILL_ENTRIES
 from grader.class_report.results import Student
@@ -60,17 +60,20 @@ class Physics:
         return self.prefill is None and self.cache is None and self.cancel is None
 
 
+T = TypeVar("T")
+
+
 class _Bad(ValueError):
     """A measurement of the wrong shape (a result is untrusted input)."""
 
 
-def _count(value: Any) -> int:
+def _count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**12:
         raise _Bad("not a count")
     return value
 
 
-def _ms(value: Any) -> float:
+def _ms(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _Bad("not a number")
     if not math.isfinite(value) or value < 0:
@@ -84,7 +87,7 @@ def _measured(student: Student, artifact: str) -> Any:
     return row.data if row is not None and row.status == "passed" and row.data else None
 
 
-def _read(parse: Callable[[Any], Any], data: Any) -> Any:
+def _read(parse: Callable[[Any], T], data: Any) -> T | None:
     try:
         return None if data is None else parse(data)
     except (_Bad, KeyError, TypeError, AttributeError):

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from checks.formats.chat_stream import ChatStream
     from grader.engine.api import Context
+    from grader.words.problems import Param
 
     Kind = Callable[[TaskTiming], bool]
 
@@ -64,7 +65,7 @@ def final_timings(stream: ChatStream | None) -> dict[str, Any]:
     return timings if isinstance(timings, dict) else {}
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -117,7 +118,7 @@ def before_log(ctx: Context, log: ServerLog) -> int | None:
     return last
 
 
-def unconfirmed(ctx: Context, log: ServerLog, step: int) -> dict[str, Any] | None:
+def unconfirmed(ctx: Context, log: ServerLog, step: int) -> dict[str, Param] | None:
     """The message parameters of an *.in_log check of `step` whose numbers the log cannot
     hold (`before_log`), or None when the log should have held them."""
     last = before_log(ctx, log)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, TypedDict, cast
 from checks.formats.llama_log import Cancel, Release, ServerLog, TaskTiming
 
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import TypeGuard, TypeVar
 
     Item = TypeVar("Item")
 
@@ -258,6 +258,13 @@ def request_params(timing: TaskTiming | Cancel | Release) -> RequestParams:
     return {"task": timing.task if timing.task is not None else "?", "line": timing.line}
 
 
+def request_data(timing: TaskTiming | Cancel | Release) -> dict[str, int | str]:
+    """`request_params` as a check records it: a JSON object (to a type checker, a
+    `TypedDict` is none)."""
+    params = request_params(timing)
+    return {"task": params["task"], "line": params["line"]}
+
+
 def first_token_fits(ttft_ms: float, timing: TaskTiming, overhead_ms: float) -> bool:
     """A client's first token comes after the server computed the prompt, and not much
     later: the HTTP round trip and the chat template, never a second prefill."""
@@ -270,5 +277,5 @@ def generation_fits(client_ms: float, timing: TaskTiming, noise_ms: float) -> bo
     return timing.eval_ms is not None and agree(client_ms, timing.eval_ms, noise_ms)
 
 
-def finite(value: Any) -> bool:
+def finite(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

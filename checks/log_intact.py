@@ -180,7 +180,7 @@ def _order_problem(log: ServerLog) -> Fail | None:
     return None
 
 
-def _kind(event: Any) -> Term:
+def _kind(event: object) -> Term:
     return Term("log_" + type(event).__name__.lower())
 
 

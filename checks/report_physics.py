@@ -22,7 +22,7 @@ The numbers are the measurements each result carries, read by `checks.class_phys
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any
+from typing import TypeVar
 
 from checks.class_physics import (
     PrefillLine,
@@ -64,9 +64,12 @@ def _words(ctx: PageContext) -> Callable[..., str]:
     return w
 
 
-def _groups(items: Iterable[tuple[Hashable, str]]) -> list[tuple[Any, list[str]]]:
+H = TypeVar("H", bound=Hashable)
+
+
+def _groups(items: Iterable[tuple[H, str]]) -> list[tuple[H, list[str]]]:
     """Students at the same values, in the order they come (one mark each group)."""
-    groups: dict[Hashable, list[str]] = {}
+    groups: dict[H, list[str]] = {}
     for key, sid in items:
         groups.setdefault(key, []).append(sid)
     return list(groups.items())

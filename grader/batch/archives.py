@@ -117,7 +117,9 @@ class ArchiveRun:
         self.extracted: dict[int, dict[tuple[str, ...], RowExtraction]] = {}
         self.errors: dict[int, ArchiveError] = {}
 
-    def _ready(self, number: int, extraction: dict[Any, RowExtraction] | None) -> list[Task]:
+    def _ready(
+        self, number: int, extraction: dict[tuple[str, ...], RowExtraction] | None
+    ) -> list[Task]:
         ready = []
         for task in self.tasks[number]:
             if task.row is None or task.folder is not None or task.error is not None:

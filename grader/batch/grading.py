@@ -96,7 +96,7 @@ def init_worker(
     _grading = Grading(lab, rubric, catalog.lang, results, catalog, spec_of(lab))
 
 
-def error_result(grading: Grading, source: str, message: str, grader_error: bool = False) -> Any:
+def error_result(grading: Grading, source: str, message: str, grader_error: bool = False) -> Result:
     from grader import __version__
     from grader.engine.result import Result
 

@@ -24,7 +24,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -38,7 +41,7 @@ def _run_chunk(work: Callable[[T], R], chunk: list[T]) -> list[R]:
     return [work(task) for task in chunk]
 
 
-def _start_method(mp_context: Any) -> str:
+def _start_method(mp_context: BaseContext | None) -> str:
     context = mp_context or multiprocessing.get_context()
     return str(context.get_start_method())
 
@@ -52,7 +55,7 @@ class Workers(Generic[T, R]):
         jobs: int,
         initializer: Callable[..., None],
         initargs: tuple[Any, ...],
-        mp_context: Any = None,
+        mp_context: BaseContext | None = None,
         *,
         work: Callable[[T], R],
         crashed: Callable[[T], R],
@@ -156,6 +159,6 @@ class Workers(Generic[T, R]):
         return suspects
 
 
-def _in_order(done: Iterable[Future[R]], inflight: dict[Future[R], Any]) -> list[Future[R]]:
+def _in_order(done: Iterable[Future[R]], inflight: Iterable[Future[R]]) -> list[Future[R]]:
     order = {future: i for i, future in enumerate(inflight)}
     return sorted(done, key=lambda f: order[f])

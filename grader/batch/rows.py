@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from grader.engine.result import NotAResult, Result, read_result
 from grader.words.visible import visible
 
 if TYPE_CHECKING:
+    from grader.class_report.integrity import Evidence
     from grader.class_report.spec import ClassReportSpec
 
 
@@ -38,7 +39,7 @@ class Row:
     grader_error: bool = False  # the grader failed here (a check crashed, a worker died)
     source: str = ""  # the submission's path as found (archive path/inner path)
     note: str = ""  # what the batch noticed (files left out of an archive, duplicates)
-    evidence: Any = field(default=None, compare=False, repr=False)
+    evidence: Evidence | None = field(default=None, compare=False, repr=False)
     """What the class's integrity findings need of the result as the class report reads
     it back (`grader.class_report.integrity.Evidence`), made where the result is written,
     so the batch's integrity findings need no second reading of every result file."""
@@ -82,7 +83,7 @@ def read_back(
     return replace(row_of(task_id, result), source=source, evidence=evidence)
 
 
-def result_evidence(task_id: str, result: Result, spec: ClassReportSpec | None) -> Any:
+def result_evidence(task_id: str, result: Result, spec: ClassReportSpec | None) -> Evidence:
     """The integrity evidence of a result as written (its visible form), as the class
     report's `Student` of it gives it, by the lab's `ClassReportSpec` `spec`."""
     from grader.class_report import integrity

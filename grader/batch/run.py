@@ -85,9 +85,12 @@ from grader.words.visible import visible_data
 from grader.words.worded import Worded
 
 if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
     from grader.batch.grading import Grading
     from grader.class_report.spec import ClassReportSpec
     from grader.words.i18n import Catalog
+    from grader.words.problems import Param
 
 DERIVED = ("gradebook.csv", "summary.json")
 
@@ -130,7 +133,7 @@ def _say(catalog: Catalog) -> Callable[..., str]:
     """`say(message_id, **params)`: the sentence in the batch's language; a parameter
     that is `Worded` (an archive's refusal, say) is worded in it too."""
 
-    def say(message_id: str, **params: Any) -> str:
+    def say(message_id: str, **params: Param) -> str:
         return Worded(message_id, **params).text(catalog)
 
     return say
@@ -144,7 +147,7 @@ class _Options:
     lang: str
     progress: bool
     progress_stream: TextIO | None
-    mp_context: Any
+    mp_context: BaseContext | None
     lab_ref: str
     html: str | None
 
@@ -159,7 +162,7 @@ def run(
     lang: str = "en",
     progress: bool = False,
     progress_stream: TextIO | None = None,
-    mp_context: Any = None,
+    mp_context: BaseContext | None = None,
     lab_ref: str | None = None,
     html: str | None = None,
 ) -> BatchReport:

@@ -79,10 +79,15 @@ class PageContext:
 
     students: tuple[Student, ...]
     t: Labels
-    spec: Any = None  # the lab's ClassReportSpec, or None
+    spec: Any = None
+    """The lab's `ClassReportSpec`, or None. `Any` only because a spec's sections render a
+    `PageContext`: naming the class here would make context and spec import each other
+    (tests/test_layout.py counts annotations too); `page` and `integrity_section` read it
+    as a `ClassReportSpec | None`."""
     unreadable: tuple[Unreadable, ...] = ()
     flags: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    """Student id -> its integrity flags (`flags.Flag`), for the students that have any."""
+    """Student id -> its integrity flags (`flags.Flag`), for the students that have any
+    (`Any` for the same reason: `flags` imports `spec`)."""
     integrity: Mapping[str, Any] | None = None
     """The batch's class findings for these results (`page.stored_integrity`), if any."""
 

@@ -9,13 +9,12 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from grader.class_report.results import CheckRow, Student
 from grader.class_report.spec import PairSpec
 
 
-def _numbers(value: Any) -> list[float | None]:
+def _numbers(value: object) -> list[float | None]:
     items = value if isinstance(value, list) else [value]
     return [
         float(v)

@@ -89,7 +89,7 @@ class Unreadable:
     reason: str
 
 
-def _value_text(value: Any) -> str | None:
+def _value_text(value: object) -> str | None:
     """`expected` / `found` as shown: numbers without float noise, strings as they are."""
     if value is None:
         return None
@@ -206,7 +206,7 @@ def summary_ids(out_dir: Path | str) -> list[str] | None:
     return list(ids)
 
 
-def _safe_id(value: Any) -> bool:
+def _safe_id(value: object) -> bool:
     """An id a batch writes: a plain file stem, never a path or a hidden name."""
     return (
         isinstance(value, str)

@@ -24,6 +24,7 @@ from grader.system.exits import EXIT_NOT_GRADED, interrupted_status
 
 if TYPE_CHECKING:
     from grader.words.i18n import Catalog
+    from grader.words.problems import Param
 
 
 def _jobs(text: str) -> int:
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_environment()
     catalog = Catalog(lang, ("grader",))
 
-    def tell(message_id: str, **params: Any) -> None:
+    def tell(message_id: str, **params: Param) -> None:
         text = str(catalog.text(message_id, params) or message_id)
         print(f"grader batch: {visible(text)}", file=sys.stderr)
 

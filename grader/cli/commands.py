@@ -20,7 +20,9 @@ from grader.words.problems import Param
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from typing import Any, NoReturn, Protocol
+    from typing import Any, NoReturn, Protocol, TextIO
+
+    from grader.words.i18n import Catalog
 
     class Parser(Protocol):
         """What `misspelt_option` asks of a `grader.cli.parser.Parser`."""
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
         known_options: set[str]
         subparsers: Any
 
-        def print_usage(self, file: Any = None) -> None: ...
+        def print_usage(self, file: TextIO | None = None) -> None: ...
         def exit(self, status: int = 0, message: str | None = None) -> NoReturn: ...
 
     Arguments = argparse.Namespace
@@ -120,7 +122,7 @@ or two letters (`--formt`, `--samlpe`: 0.88 and more), not another word (`--verb
 for `--version`: 0.67, which argparse reports as unrecognized)."""
 
 
-def misspelt_option(parser: Parser, argv: Sequence[str], catalog: Any) -> None:
+def misspelt_option(parser: Parser, argv: Sequence[str], catalog: Catalog) -> None:
     """When `argv` has an option no parser knows, nor abbreviates (`--form`), but one is
     close to it (`--formt`), say which, after the usage, and exit 2: argparse would print
     the whole usage and "unrecognized arguments" without a word of what was meant."""

@@ -16,12 +16,14 @@ import difflib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from grader.engine.params import points_of
 from grader.words.problems import Term
 from grader.words.wrap import wrap
 
 if TYPE_CHECKING:
     from grader.engine.api import Check
     from grader.engine.lab import Lab
+    from grader.engine.params import Settings
     from grader.reading.loading import ArtifactSpec
     from grader.reading.schema import SchemaSet
     from grader.words.i18n import Catalog
@@ -57,7 +59,7 @@ def _close(check_id: str, ids: Sequence[str]) -> list[str]:
 
 
 def explain(
-    lab: Lab, check_id: str, catalog: Catalog, settings: Mapping[str, Mapping[str, Any]], width: int
+    lab: Lab, check_id: str, catalog: Catalog, settings: Mapping[str, Settings], width: int
 ) -> str:
     """The explanation of `check_id`, wrapped to `width` columns; raises `UnknownCheck`."""
     ids = lab.all_check_ids()
@@ -104,13 +106,11 @@ def _fallback(check_id: str, part: str, catalog: Catalog) -> str | None:
     return None
 
 
-def _facts(
-    lab: Lab, check_id: str, chk: Check | None, catalog: Catalog, entry: Mapping[str, Any]
-) -> str:
+def _facts(lab: Lab, check_id: str, chk: Check | None, catalog: Catalog, entry: Settings) -> str:
     """One line of what the engine knows: points, the files read, the checks waited for."""
     files = {a.name: a.filename for a in lab.artifacts}
     if entry.get("enabled", True):
-        points = entry["points"]
+        points = points_of(entry)
         count = int(points) if float(points).is_integer() else 2
         facts = [str(catalog.text("cli.explain.points", {"points": points, "count": count}))]
     else:
@@ -127,7 +127,7 @@ def _facts(
     return " · ".join(facts)
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     from grader.words.i18n import format_value
 
     if isinstance(value, list):
@@ -238,7 +238,7 @@ def _listed(words: Sequence[str], catalog: Catalog) -> str:
     return listed
 
 
-def _literal(value: Any) -> str:
+def _literal(value: object) -> str:
     import json
 
     return json.dumps(value, ensure_ascii=False)

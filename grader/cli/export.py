@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from grader.export.lms import ExportRow
     from grader.export.roster import Matching, Roster
     from grader.words.i18n import Catalog
+    from grader.words.problems import Param
 
     Tell = Callable[..., None]
     """Says one catalog message (its id, its parameters) on stderr."""
@@ -90,7 +91,7 @@ def add_parser(subparsers: Any, catalog: Catalog | None = None) -> argparse.Argu
 class _Stop(Exception):
     """Stop with exit 2 after saying why (a catalog message)."""
 
-    def __init__(self, message_id: str, **params: object) -> None:
+    def __init__(self, message_id: str, **params: Param) -> None:
         super().__init__(message_id)
         self.message_id, self.params = message_id, params
 
@@ -316,7 +317,7 @@ def run(args: argparse.Namespace) -> int:
 
     catalog = Catalog(args.lang or language_from_environment(), ("grader",))
 
-    def tell(message_id: str, **params: Any) -> None:
+    def tell(message_id: str, **params: Param) -> None:
         text = catalog.text(message_id, params) or message_id
         print(f"grader export: {visible(text)}", file=sys.stderr)
 

@@ -11,11 +11,10 @@ from grader.system.output import say
 from grader.system.output import write as _write
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from grader.cli.commands import Arguments
     from grader.engine.lab import Lab
     from grader.engine.result import Result
+    from grader.engine.rubric import Rubric
     from grader.words.i18n import Catalog
     from grader.words.problems import Param
 
@@ -95,11 +94,20 @@ def subset(result: Result, wanted: set[str], args: Arguments, catalog: Catalog) 
     )
 
 
-def render_as(fmt: str, path: str, result: Result, catalog: Catalog, **extra: Any) -> None:
+def render_as(
+    fmt: str,
+    path: str,
+    result: Result,
+    catalog: Catalog,
+    lab: Lab | None = None,
+    rubric: Rubric | None = None,
+    sample: str | None = None,
+) -> None:
     """The result in format `fmt`, written atomically into `path` (no colour, 80 columns)."""
     from grader.render import RenderOptions, renderer
 
-    _write(renderer(fmt)(result, RenderOptions(catalog, False, False, False, 80, **extra)), path)
+    options = RenderOptions(catalog, rubric=rubric, lab=lab, sample=sample)
+    _write(renderer(fmt)(result, options), path)
 
 
 def say_sample_hint(lab: Lab, catalog: Catalog) -> None:

@@ -216,6 +216,7 @@ def run(args: Arguments) -> int:
     """Write the zip to `--out`; exit 2 when the rubric is unusable or it can't be written."""
     from grader.engine.grade import catalog_for
     from grader.engine.labs import choose
+    from grader.engine.params import points_of
     from grader.engine.rubric import RubricError, load_lab_rubric
     from grader.system.faults import write_output
     from grader.words.i18n import language_from_environment
@@ -233,7 +234,7 @@ def run(args: Arguments) -> int:
             rubric_text = handle.read()
     write_output(args.out, autograder_zip(lab, rubric_text))
     total = sum(
-        entry["points"] for entry in rubric.settings().values() if entry.get("enabled", True)
+        points_of(entry) for entry in rubric.settings().values() if entry.get("enabled", True)
     )
     say(
         catalog.text("cli.gradescope_zip.written", {"path": args.out, "total": f"{total:g}"})

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from grader.cli.parser import Parser
     from grader.engine.lab import Lab
     from grader.engine.result import Result
+    from grader.engine.rubric import Rubric
     from grader.words.i18n import Catalog
 
 # Commands whose modules are imported only when they run (or for their --help): `grader
@@ -274,7 +275,14 @@ def _width(output: str | None) -> int:
     return 80
 
 
-def _render(args: Arguments, result: Result, catalog: Catalog, **extra: Any) -> None:
+def _render(
+    args: Arguments,
+    result: Result,
+    catalog: Catalog,
+    lab: Lab | None = None,
+    rubric: Rubric | None = None,
+    sample: str | None = None,
+) -> None:
     from grader.render import RenderOptions, renderer
 
     options = RenderOptions(
@@ -283,7 +291,9 @@ def _render(args: Arguments, result: Result, catalog: Catalog, **extra: Any) -> 
         args.verbose,
         args.quiet,
         _width(args.output),
-        **extra,  # the lab and rubric, for renderers that need them (Gradescope's)
+        rubric=rubric,  # the rubric and lab, for renderers that need them (Gradescope's)
+        lab=lab,
+        sample=sample,
     )
     _write(renderer(args.format)(result, options), args.output)
 

@@ -152,7 +152,7 @@ def _spoken_usage(text: str) -> str:
     return "\n".join([spoken + first[len(english) :], *moved]) + gap + rest
 
 
-def _help(catalog: Any, key: str | None, params: Mapping[str, Param]) -> str | None:
+def _help(catalog: Catalog, key: str | None, params: Mapping[str, Param]) -> str | None:
     """The catalog's text of `key`, its `%` doubled: argparse %-formats help texts."""
     if key is None:
         return None
@@ -226,7 +226,7 @@ class Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         catalog = _SPOKEN[-1] if _SPOKEN else None
         template = catalog and _translated(catalog, "%(prog)s: error: %(message)s\n")
-        if not template:  # argparse's own English
+        if catalog is None or not template:  # argparse's own English
             self.exit(2, f"{self.prog}: error: {message}\n")
         self.exit(2, _filled(template, {"prog": self.prog, "message": reworded(catalog, message)}))
 
@@ -250,7 +250,7 @@ def _template(msgid: str) -> re.Pattern[str]:
 _NOT_ERRORS = ("usage", "positionals", "options", "help", "version", "error")  # their keys
 
 
-def reworded(catalog: Any, message: str) -> str:
+def reworded(catalog: Catalog, message: str) -> str:
     """argparse's English error `message` in the catalog's words: read back by the msgid
     it was made from (an argument's message within, in turn); a message argparse did not
     make (a `type=` function's, already in the catalog's words) stays as it is."""
@@ -277,7 +277,7 @@ def _filled(template: str, values: Mapping[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
-def root(catalog: Any, description: str, params: Mapping[str, Param]) -> Parser:
+def root(catalog: Catalog, description: str, params: Mapping[str, Param]) -> Parser:
     """The `grader` parser itself (build it inside `speaking(catalog)`)."""
     return Parser(
         prog="grader",
@@ -286,7 +286,7 @@ def root(catalog: Any, description: str, params: Mapping[str, Param]) -> Parser:
     )
 
 
-def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: Any) -> None:
+def add_args(parser: argparse.ArgumentParser, args: tuple[Arg, ...], catalog: Catalog) -> None:
     """Add each declared argument to `parser`, its help in the catalog's language."""
     groups: dict[str, Any] = {}
     for declared in args:
@@ -316,14 +316,14 @@ def build(subparsers: Any, command: Command, catalog: Catalog, **keywords: Any) 
     return parser
 
 
-def listed(subparsers: Any, command: Command, catalog: Any) -> Any:
+def listed(subparsers: Any, command: Command, catalog: Catalog) -> Any:
     """Add `command` to the subparsers of `grader` as `grader --help` lists it, its name
     and summary, without its arguments: only the command being run needs those, and
     building every command's parser was ≈12 % of a cold `grader check`."""
     return subparsers.add_parser(command.name, help=_summary(catalog, command), add_help=False)
 
 
-def _summary(catalog: Any, command: Command) -> str | None:
+def _summary(catalog: Catalog, command: Command) -> str | None:
     """The command's one-line summary as `grader --help` lists it, wrapped to the help's
     width (`_widths`) when it is longer."""
     text = catalog.text(command.summary, command.params)
@@ -332,7 +332,7 @@ def _summary(catalog: Any, command: Command) -> str | None:
     return _wrapped(str(text), _widths()[1]).replace("%", "%%")
 
 
-def _translated(catalog: Any, msgid: str, count: int | None = None) -> str | None:
+def _translated(catalog: Catalog, msgid: str, count: int | None = None) -> str | None:
     """The catalog's template of argparse's `msgid`, with its {placeholders} (those of
     `ARGPARSE_WORDS`), the plural form of `count`; None when the catalog has none."""
     key = ARGPARSE_WORDS[msgid][0]
@@ -345,11 +345,11 @@ def _translated(catalog: Any, msgid: str, count: int | None = None) -> str | Non
     return template + "\n" if msgid.endswith("\n") and not template.endswith("\n") else template
 
 
-_SPOKEN: list[Any] = []
+_SPOKEN: list[Catalog] = []
 """The catalogs of the `speaking` blocks running, innermost last."""
 
 
-def english() -> Any:
+def english() -> Catalog:
     """The engine's catalog in English: a parser built outside the command line."""
     from grader.words.i18n import Catalog
 
@@ -364,7 +364,7 @@ def said(key: str, **params: Param) -> str:
 
 
 @contextmanager
-def speaking(catalog: Any) -> Iterator[None]:
+def speaking(catalog: Catalog) -> Iterator[None]:
     """argparse's own words from `catalog` while the block runs (see the module's text):
     the parsers built and used in it speak them."""
     _SPOKEN.append(catalog)
@@ -374,7 +374,7 @@ def speaking(catalog: Any) -> Iterator[None]:
         _SPOKEN.pop()
 
 
-def user_catalog(argv: list[str] | tuple[str, ...]) -> Any:
+def user_catalog(argv: list[str] | tuple[str, ...]) -> Catalog:
     """The engine's catalog in the language of `argv` (see `language`)."""
     from grader.words.i18n import Catalog
 

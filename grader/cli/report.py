@@ -18,6 +18,7 @@ from grader.words.i18n import LANGUAGES
 
 if TYPE_CHECKING:
     from grader.words.i18n import Catalog
+    from grader.words.problems import Param
 
 EXIT_WRITTEN, EXIT_USAGE = EXIT_PASSED, EXIT_NOT_GRADED  # `grader report`'s names for them
 
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_environment()
     catalog = Catalog(lang, ("grader",))
 
-    def tell(key: str, **params: Any) -> None:
+    def tell(key: str, **params: Param) -> None:
         say(str(catalog.text(key, params) or key), prefix="grader report")
 
     out = Path(args.out_dir)

@@ -34,9 +34,11 @@ from grader.reading.loading import Artifact
 from grader.words.problems import Location, Param
 
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
-    from grader.engine.params import ParamSpec
+    from grader.engine.params import ParamSpec, Settings
+    from grader.words.problems import JSONValue
 
 
 class Fail(Exception):
@@ -154,7 +156,7 @@ def check(
     return wrap
 
 
-def collect(*modules: Any) -> tuple[Check, ...]:
+def collect(*modules: ModuleType) -> tuple[Check, ...]:
     """The checks defined in `modules`, in module order and then definition order."""
     return tuple(v for m in modules for v in vars(m).values() if isinstance(v, Check))
 
@@ -214,7 +216,7 @@ class Context:
     def __init__(
         self,
         artifacts: Mapping[str, Artifact],
-        params: Mapping[str, Any],
+        params: Settings,
         check_id: str,
         folder: str = "",
         reads: Iterable[str] = (),
@@ -226,7 +228,7 @@ class Context:
         self._declared = self._reads | frozenset(uses)
         self.check_id = check_id
         self.folder = folder
-        self.data: dict[str, Any] = {}
+        self.data: dict[str, JSONValue] = {}
 
     def _artifact(self, name: str, declared: frozenset[str], kind: str) -> Artifact | None:
         if name not in declared:
@@ -240,7 +242,7 @@ class Context:
         artifact = self._artifact(name, self._declared, "reads or uses")
         return artifact.raw.sha256 if artifact is not None and artifact.raw is not None else None
 
-    def record(self, **measurements: Any) -> None:
+    def record(self, **measurements: JSONValue) -> None:
         """Keep measurements in the check's result (JSON values: numbers, strings, lists
         and objects of them), for reports over many results; a failing check keeps what
         it recorded before it failed. `params` is the runner's (`PARAMS_KEY`)."""
@@ -249,14 +251,18 @@ class Context:
         self.data.update(measurements)
 
     def __getitem__(self, name: str) -> Any:
-        """The value of a valid artifact the check `reads` (the engine made sure it is)."""
+        """The value of a valid artifact the check `reads` (the engine made sure it is).
+
+        `Any`: the artifact's parsed value, whose shape its format and schema vouch for
+        (JSON as read, or the format's own object); the check knows which it declared."""
         artifact = self._artifact(name, self._reads, "reads")
         assert artifact is not None
         return artifact.value
 
     def optional(self, name: str) -> Any:
         """The value of an artifact the check `uses` (or reads), or None when it is not
-        valid."""
+        valid. `Any`, as for `ctx[name]`: the artifact's parsed JSON (or its format's
+        object), checked by its schema, not by a type checker."""
         artifact = self._artifact(name, self._declared, "reads or uses")
         return artifact.value if artifact is not None and artifact.status == "valid" else None
 
@@ -267,7 +273,10 @@ class Context:
         return artifact.at(pointer, line)
 
     def param(self, name: str) -> Any:
-        """A threshold from the rubric; a missing one is a rubric error, reported as such."""
+        """A threshold from the rubric; a missing one is a rubric error, reported as such.
+
+        `Any`: a TOML value the check's declared `ParamSpec` accepted (a number, an integer,
+        a list of them), so the check uses it as the kind it declared."""
         try:
             return self._params[name]
         except KeyError:

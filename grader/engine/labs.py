@@ -26,8 +26,6 @@ from grader.system.syspath import grader_root
 from grader.words.worded import Worded
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from grader.words.i18n import Catalog
 
 GROUP = "grader.labs"
@@ -154,14 +152,15 @@ def reference(lab: Lab, name: str | None) -> str:
     return name or lab.name
 
 
-def attribute(ref: str, default: str = "") -> Any:
+def attribute(ref: str, default: str = "") -> object:
     """The object a lab's package names by "package.module:ATTRIBUTE" (its class report,
-    its fuzzing target), imported here; `default` is the attribute when left out."""
+    its fuzzing target), imported here; `default` is the attribute when left out. An
+    `object`: the caller checks it is what it expects (`isinstance`)."""
     module, _, name = ref.partition(":")
     return getattr(importlib.import_module(module.strip()), name.strip() or default)
 
 
-def report_spec(lab: Lab) -> Any:
+def report_spec(lab: Lab) -> object:
     """What the lab's `class_report` names (its `ClassReportSpec`, imported here,
     lazily; `grader.class_report.spec.spec_of` checks it is one), or None."""
     return attribute(lab.class_report, "CLASS_REPORT") if lab.class_report else None

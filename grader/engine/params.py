@@ -22,22 +22,27 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the protocol is the type checkers' alone
-    from typing import Any, Protocol
+    from collections.abc import Mapping
+    from typing import Protocol, TypeAlias, TypeGuard
 
     from grader.words.i18n import Catalog
-    from grader.words.problems import Param
+    from grader.words.problems import JSONValue, Param
+
+    Settings: TypeAlias = "Mapping[str, JSONValue]"
+    """A check's rubric entry as the runner reads it: `points`, `enabled`, `visibility`
+    and the check's thresholds, each a TOML value its `ParamSpec` accepted."""
 
     class ParamSpec(Protocol):
         """A declared parameter: which values it accepts, and how to say so."""
 
-        def accepts(self, value: Any) -> bool: ...
+        def accepts(self, value: object) -> bool: ...
 
         def describe(self, catalog: Catalog) -> str:
             """What it accepts, in the catalog's language: "a number from 0 to 1"."""
             ...
 
 
-def _real_number(value: Any) -> bool:
+def _real_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -48,7 +53,7 @@ class Number:
     low: float
     high: float
 
-    def accepts(self, value: Any) -> bool:
+    def accepts(self, value: object) -> bool:
         return _real_number(value) and self.low <= value <= self.high
 
     def describe(self, catalog: Catalog) -> str:
@@ -62,9 +67,10 @@ class Integer:
     low: int
     high: int
 
-    def accepts(self, value: Any) -> bool:
-        whole = isinstance(value, int) and not isinstance(value, bool)
-        return whole and self.low <= value <= self.high
+    def accepts(self, value: object) -> bool:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return False
+        return self.low <= value <= self.high
 
     def describe(self, catalog: Catalog) -> str:
         return catalog.text("rubric.spec.integer", {"low": self.low, "high": self.high}) or ""
@@ -74,7 +80,7 @@ class Integer:
 class Flag:
     """`true` or `false`."""
 
-    def accepts(self, value: Any) -> bool:
+    def accepts(self, value: object) -> bool:
         return isinstance(value, bool)
 
     def describe(self, catalog: Catalog) -> str:
@@ -87,7 +93,7 @@ class Choice:
 
     values: tuple[str, ...]
 
-    def accepts(self, value: Any) -> bool:
+    def accepts(self, value: object) -> bool:
         return isinstance(value, str) and value in self.values
 
     def describe(self, catalog: Catalog) -> str:
@@ -103,7 +109,7 @@ class ListOf:
     min_items: int
     max_items: int
 
-    def accepts(self, value: Any) -> bool:
+    def accepts(self, value: object) -> bool:
         return (
             isinstance(value, list)
             and self.min_items <= len(value) <= self.max_items
@@ -122,3 +128,11 @@ class ListOf:
 POINTS = Number(0, 1_000_000)
 """Every check's `points`: finite, not negative, at most a million (a score must stay a
 number every platform can store; NaN and infinity are not JSON)."""
+
+
+def points_of(settings: Settings) -> float:
+    """A check's `points` from its rubric entry, which `POINTS` accepted (a number)."""
+    points = settings["points"]
+    if not _real_number(points):
+        raise TypeError(f"points must be a number, not {points!r}")
+    return float(points)

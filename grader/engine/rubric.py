@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from grader.engine.params import POINTS, Choice, Flag, Integer
+from grader.engine.params import POINTS, Choice, Flag, Integer, points_of
 from grader.reading.limits import ENGINE_LIMITS, Limits
 from grader.words.package_data import read_text
 from grader.words.problems import Param
@@ -41,15 +41,16 @@ from grader.words.tomlfile import TOMLDecodeError, loads
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
-    from grader.engine.params import ParamSpec
+    from grader.engine.params import ParamSpec, Settings
     from grader.words.i18n import Catalog
+    from grader.words.problems import JSONValue
     from grader.words.worded import Worded
 
 LIMIT_SPEC = Integer(1, 1 << 53)
 VISIBILITY = Choice(("visible", "hidden", "after_due_date", "after_published"))
 """When Gradescope shows a student something: always, never, after the due date, after
 the grades are published (its four words, for a test, the result and the stdout)."""
-GRADESCOPE: dict[str, tuple[ParamSpec, Any]] = {
+GRADESCOPE: dict[str, tuple[ParamSpec, str | bool]] = {
     "visibility": (VISIBILITY, "visible"),
     "stdout_visibility": (VISIBILITY, "hidden"),
     "leaderboard": (Flag(), False),
@@ -81,7 +82,7 @@ class RubricError(Exception):
         params: Mapping[str, Param | Worded] | None = None,
         *,
         expected: ParamSpec | None = None,
-        found: Any = _NOTHING,
+        found: object = _NOTHING,
         close: str | None = None,
     ) -> None:
         self.message_id = message_id
@@ -114,23 +115,23 @@ class Rubric:
 
     lab: str
     version: str
-    checks: dict[str, dict[str, Any]]
+    checks: dict[str, dict[str, JSONValue]]
     limits: dict[str, int] = field(default_factory=dict)
     sha256: str = ""
     lab_limits: Mapping[str, int] = field(default_factory=dict)
     """The lab's own limits with their defaults (what `[limits]` may set beside the
     engine's)."""
-    gradescope: Mapping[str, Any] = field(default_factory=dict)
+    gradescope: Mapping[str, str | bool] = field(default_factory=dict)
     """The `[gradescope]` settings as written (`gradescope_setting` fills in defaults)."""
 
-    def settings(self) -> dict[str, dict[str, Any]]:
+    def settings(self) -> dict[str, Settings]:
         """Per check id: points, enabled and thresholds as one plain mapping."""
         return {
-            cid: {"enabled": True, **entry, "points": float(entry["points"])}
+            cid: {"enabled": True, **entry, "points": points_of(entry)}
             for cid, entry in self.checks.items()
         }
 
-    def gradescope_setting(self, name: str) -> Any:
+    def gradescope_setting(self, name: str) -> str | bool:
         """A `[gradescope]` setting, or its default (`GRADESCOPE`)."""
         return self.gradescope.get(name, GRADESCOPE[name][1])
 
@@ -146,7 +147,7 @@ class Rubric:
         return Limits.of(self.limits, {**self.lab_limits, **(lab_defaults or {})})
 
 
-def _shown(value: Any) -> tuple[str, str]:
+def _shown(value: object) -> tuple[str, str]:
     """A TOML value as the instructor wrote it, and its type: `"0.25"`, string."""
     if isinstance(value, bool):
         kind, text = "boolean", str(value).lower()
@@ -177,20 +178,20 @@ def _close(name: str, names: Sequence[str]) -> str | None:
     return close[0] if close else None
 
 
-def _value(source: str, key: str, value: Any, spec: ParamSpec) -> None:
+def _value(source: str, key: str, value: object, spec: ParamSpec) -> None:
     if not spec.accepts(value):
         params = {"source": source, "key": key}
         raise RubricError("rubric.wrong_value", params, expected=spec, found=value)
 
 
-def _table(source: str, key: str, value: Any) -> dict[str, Any]:
+def _table(source: str, key: str, value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RubricError("rubric.not_a_table", {"source": source, "key": key}, found=value)
     return value
 
 
 def _check_entry(
-    source: str, cid: str, entry: Any, declared: Mapping[str, ParamSpec] | None
+    source: str, cid: str, entry: object, declared: Mapping[str, ParamSpec] | None
 ) -> None:
     where = f'checks."{cid}"'
     entry = _table(source, where, entry)

@@ -12,14 +12,15 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypedDict
 
 from grader.engine.api import PARAMS_KEY, Check, Context, Fail, run_order
+from grader.engine.params import points_of
 from grader.reading.loading import Artifact, ArtifactSpec
 from grader.words.problems import Location, Param, Term, TitleOf
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from grader.engine.lab import Lab
+    from grader.engine.params import Settings
     from grader.engine.result import Evidence, Status
+    from grader.words.problems import JSONValue
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class Outcome:
     expected: Param = None
     found: Param = None
     title_id: str = ""
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, JSONValue] = field(default_factory=dict)
     cause: str | None = None
     """For a skipped check: the check whose failure it waits for (`<artifact>.schema`
     when a file did not load), the first link of the chain."""
@@ -155,7 +156,7 @@ def _in_order(checks: Sequence[Check]) -> list[Check]:
 def run_checks(
     lab: Lab,
     artifacts: Mapping[str, Artifact],
-    rubric: Mapping[str, Mapping[str, Any]],
+    rubric: Mapping[str, Settings],
     folder: str = "",
 ) -> list[Outcome]:
     """Run every enabled check in order; never raises for anything a check does."""
@@ -163,7 +164,7 @@ def run_checks(
     for spec in lab.artifacts:
         cid = f"{spec.name}.schema"
         if rubric[cid].get("enabled", True):
-            outcomes[cid] = _schema_outcome(artifacts[spec.name], float(rubric[cid]["points"]))
+            outcomes[cid] = _schema_outcome(artifacts[spec.name], points_of(rubric[cid]))
     done: dict[str, Outcome] = {}
     for chk in _in_order(lab.checks):
         settings = rubric[chk.id]
@@ -185,11 +186,11 @@ class _Base(TypedDict):
 def _run_one(
     chk: Check,
     artifacts: Mapping[str, Artifact],
-    settings: Mapping[str, Any],
+    settings: Settings,
     done: Mapping[str, Outcome],
     folder: str,
 ) -> Outcome:
-    points = float(settings["points"])
+    points = points_of(settings)
     base: _Base = {
         "id": chk.id,
         "max_points": points,

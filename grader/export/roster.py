@@ -24,6 +24,10 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.words.problems import Param
 
 ROSTER_MAX_BYTES = 16 * 1024 * 1024
 """A roster is a class list; anything larger is not one."""
@@ -34,7 +38,7 @@ KEY_COLUMNS = ("submission", "SIS Login ID", "Username", "Email address", "ID nu
 class RosterError(Exception):
     """The roster can't be used; `message_id` and `params` say why (`export.*`)."""
 
-    def __init__(self, message_id: str, **params: object) -> None:
+    def __init__(self, message_id: str, **params: Param) -> None:
         super().__init__(message_id)
         self.message_id = message_id
         self.params = params

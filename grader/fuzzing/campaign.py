@@ -19,11 +19,14 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader.fuzzing.files import State, write_submission
 from grader.fuzzing.runner import CaseRunner, Outcome, WatchdogTimeout
 from grader.fuzzing.target import Target, make_case
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 DEFAULT_WATCHDOG = 30.0
 """A case still running after this many seconds is killed and counted as a hang."""
@@ -177,7 +180,7 @@ def safe_run(runner: CaseRunner, index: int) -> Outcome:
         return Outcome(index, "?", (), fuzzer_error=traceback.format_exc())
 
 
-def _alarm(signum: int, frame: Any) -> None:
+def _alarm(signum: int, frame: FrameType | None) -> None:
     raise WatchdogTimeout()
 
 

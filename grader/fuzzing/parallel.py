@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader.fuzzing.campaign import (
     DEFAULT_SAVE_CAP,
@@ -30,6 +30,10 @@ from grader.fuzzing.campaign import (
 from grader.fuzzing.files import State
 from grader.fuzzing.runner import CaseRunner, Outcome
 from grader.fuzzing.target import Target, make_case
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 
 def target_of(target: Target | str) -> Target:
@@ -45,7 +49,11 @@ def target_of(target: Target | str) -> Target:
 
 
 def _worker_main(
-    conn: Any, target: Target | str, seed: int, folder: str, seeds: dict[str, dict[str, State]]
+    conn: Connection,
+    target: Target | str,
+    seed: int,
+    folder: str,
+    seeds: dict[str, dict[str, State]],
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     runner = CaseRunner(target_of(target), seed, Path(folder), seeds)
@@ -58,8 +66,8 @@ def _worker_main(
 
 @dataclass
 class _Worker:
-    process: Any
-    conn: Any
+    process: BaseProcess
+    conn: Connection
     tmp: tempfile.TemporaryDirectory[str]
     index: int | None = None
     started: float = 0.0

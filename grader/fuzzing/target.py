@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from grader.engine.lab import Lab
 from grader.fuzzing.files import State, load_seeds
@@ -50,7 +50,10 @@ class Case:
     mutations: tuple[str, ...]
 
 
-def _weighted(rng: random.Random, items: list[Any], weights: list[float]) -> Any:
+W = TypeVar("W")
+
+
+def _weighted(rng: random.Random, items: list[W], weights: list[float]) -> W:
     return rng.choices(items, weights=weights, k=1)[0]
 
 

@@ -23,7 +23,7 @@ from grader.words.problems import Location, Problem, json_pointer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, NoReturn
 
 _WS = r"[ \t\n\r]*"
 _NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?"
@@ -63,7 +63,7 @@ class LineIndex:
         return line, offset - self.starts[line - 1] + 1
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise _Refusal(name)
 
 
@@ -223,7 +223,7 @@ def _printable(text: str) -> str:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def _has_lone_surrogate(value: Any) -> bool:
+def _has_lone_surrogate(value: object) -> bool:
     """True when a string holds half a surrogate pair: valid JSON, but not text (it can't
     be written as UTF-8, so it could not be in any message or result)."""
     try:

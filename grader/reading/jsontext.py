@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 _INDENT = "  "
 
 
-def dumps_indented(value: Any, *, allow_nan: bool = True) -> str:
+def dumps_indented(value: object, *, allow_nan: bool = True) -> str:
     """`json.dumps(value, indent=2, ensure_ascii=False, allow_nan=allow_nan)`."""
     out: list[str] = []
     _write(value, out, "\n", allow_nan)
@@ -35,7 +35,7 @@ def _float(value: float, allow_nan: bool) -> str:
     return float.__repr__(value)
 
 
-def _key(key: Any, allow_nan: bool) -> str:
+def _key(key: object, allow_nan: bool) -> str:
     """An object key as JSON writes it before quoting: a string as it is, a number, a bool
     or None as its scalar text (json.dumps turns such keys into strings)."""
     if isinstance(key, str):
@@ -48,7 +48,7 @@ def _key(key: Any, allow_nan: bool) -> str:
 _INF = float("inf")
 
 
-def _write(value: Any, out: list[str], newline: str, allow_nan: bool) -> None:
+def _write(value: object, out: list[str], newline: str, allow_nan: bool) -> None:
     """Append the text of `value`; `newline` is a line break and the current indent."""
     if isinstance(value, dict):
         _write_object(value, out, newline, allow_nan)
@@ -58,7 +58,7 @@ def _write(value: Any, out: list[str], newline: str, allow_nan: bool) -> None:
         out.append(_scalar(value, allow_nan))
 
 
-def _scalar(value: Any, allow_nan: bool) -> str:
+def _scalar(value: object, allow_nan: bool) -> str:
     if isinstance(value, str):
         return encode_basestring(value)
     if value is None:

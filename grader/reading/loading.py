@@ -20,7 +20,11 @@ from grader.system.sandbox import prepared
 from grader.words.problems import Location, Problem
 
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any, Literal
+
+    from grader.reading.schema import SchemaRef
+    from grader.words.problems import JSONValue
 
     Status = Literal["valid", "invalid", "missing", "refused"]
 
@@ -41,7 +45,7 @@ EACH = ("document", "line", "event")
 """What a parser's schema describes: the whole file, each line, each event of a stream."""
 
 
-def with_format(parse: Parser, schema: Any, each: str) -> Parser:
+def with_format(parse: Parser, schema: SchemaRef, each: str) -> Parser:
     """Mark `parse` as reading files whose `each` (one of `EACH`) is valid against
     `schema` (a `SchemaRef`), so `grader explain` can show the format it checks."""
     if each not in EACH:
@@ -50,7 +54,7 @@ def with_format(parse: Parser, schema: Any, each: str) -> Parser:
     return parse
 
 
-def format_of(parse: Parser) -> tuple[Any, str] | None:
+def format_of(parse: Parser) -> tuple[SchemaRef, str] | None:
     """(schema, what it describes) of a parser marked by `with_format`, else None."""
     return getattr(parse, "file_format", None)
 
@@ -83,7 +87,7 @@ class ArtifactSpec:
     filename: str
     parser: Parser
     max_bytes: str = "file_bytes"
-    measure: Callable[[Any], Mapping[str, Any]] | None = None
+    measure: Callable[[Any], Mapping[str, JSONValue]] | None = None
     parse_last: bool = False
     corroborated_by: tuple[str, ...] | None = None
 
@@ -182,7 +186,7 @@ def _similar(folder: str | int, filename: str) -> str | None:
     return lowered[close[0]] if close else None
 
 
-def _difflib() -> Any:
+def _difflib() -> ModuleType:
     """difflib, imported outside the confinement (`sandbox.prepared`) the first time a
     folder lacks a file: a complete submission never imports it."""
     import difflib

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from grader.words.problems import Location, Problem
 
 if TYPE_CHECKING:
+    import ast
     from typing import Any
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -67,7 +68,7 @@ class headroom:
         sys.setrecursionlimit(self.old)
 
 
-def python_tree(text: str) -> Any:
+def python_tree(text: str) -> ast.Module:
     """The syntax tree (`ast.Module`) of a source `python_source` accepted, built with
     more recursion headroom than the check had, so it never fails where the check
     passed, however deep the caller is. Every reader of a student's source makes its

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from grader.reading.schema_fast import Test
 
 
-def json_type(value: Any) -> str:
+def json_type(value: object) -> str:
     """The JSON type name of a Python value (bool before int: bool is an int in Python)."""
     if value is None:
         return "null"
@@ -283,7 +283,7 @@ RESULT_SCHEMAS = SchemaSet.of_package("grader", "schemas")
 """The engine's own schema: `result` (the JSON result every lab's grading gives)."""
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 40 else text[:37] + "..."
 

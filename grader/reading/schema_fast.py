@@ -54,7 +54,7 @@ class Unsupported(ValueError):
     when compiled, and every value goes to jsonschema."""
 
 
-def _is_number(v: Any) -> bool:
+def _is_number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 

@@ -19,6 +19,7 @@ import io
 import os
 import struct
 import zipfile
+from collections.abc import Callable
 from typing import IO, Any
 
 _EOCD = b"PK\x05\x06"
@@ -66,7 +67,7 @@ class _PatchedView(io.RawIOBase):
         super().close()
 
 
-def _central_directory(data_at: Any, size: int) -> tuple[int, int]:
+def _central_directory(data_at: Callable[[int, int], bytes], size: int) -> tuple[int, int]:
     """(offset, size) of the central directory, found from the end-of-archive record."""
     tail_start = max(0, size - _SEARCH)
     tail = data_at(tail_start, size - tail_start)

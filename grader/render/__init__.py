@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # `grader --help` lists FORMATS without importing any of this
-    from typing import Any, Protocol
+    from typing import Protocol
 
+    from grader.engine.lab import Lab
     from grader.engine.result import Result
+    from grader.engine.rubric import Rubric
     from grader.words.i18n import Catalog
 
     class Renderer(Protocol):
@@ -40,11 +42,11 @@ class RenderOptions:
     quiet: bool = False
     width: int = 80
     """Terminal columns the text report wraps to (the CLI passes the terminal's)."""
-    rubric: Any = None
-    """The `grader.engine.rubric.Rubric` the result was graded with, for what a platform is told
+    rubric: Rubric | None = None
+    """The `Rubric` the result was graded with, for what a platform is told
     besides the result (Gradescope's visibility); None: the defaults."""
-    lab: Any = None
-    """The graded `grader.engine.lab.Lab`, for what it declares to platforms (a leaderboard)."""
+    lab: Lab | None = None
+    """The graded `Lab`, for what it declares to platforms (a leaderboard)."""
     sample: str | None = None
     """The bundled sample asked for by name (`grader check --sample NAME`): the text
     report then names it, says what it shows and that it is a public sample."""

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader.engine.result import CheckResult, Result, ResultLocation
 from grader.words.i18n import Catalog, format_value
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from grader.words.problems import Param
 
 
 def step_of(check_id: str) -> str:
@@ -36,7 +41,10 @@ def labelled(catalog: Catalog, label: str, value: str) -> str:
 
 
 def expected_found(
-    check: CheckResult, catalog: Catalog, between: str = "   ", shown: Any = format_value
+    check: CheckResult,
+    catalog: Catalog,
+    between: str = "   ",
+    shown: Callable[[Param], str] = format_value,
 ) -> str | None:
     """`expected: X   found: Y` in the catalog's language, each part only when the
     check gives it (a check that says only what it found shows no `expected: null`)."""

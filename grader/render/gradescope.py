@@ -56,7 +56,7 @@ from grader.render.markdown import counts, explanations, inline, score_line
 NAME_FORMAT = OUTPUT_FORMAT = "text"  # check ids, titles and messages hold no markup
 
 
-def _setting(options: RenderOptions, name: str) -> Any:
+def _setting(options: RenderOptions, name: str) -> str | bool:
     """A `[gradescope]` setting of the rubric, or its default without one."""
     if options.rubric is None:
         return GRADESCOPE[name][1]
@@ -125,7 +125,7 @@ def _output(result: Result, options: RenderOptions) -> str:
     return "\n\n".join(parts)
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

@@ -53,6 +53,9 @@ from grader.system.syspath import grader_root
 from grader.words.package_data import package_dirs
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
     from typing import Any, TypeVar
 
     T = TypeVar("T")
@@ -156,7 +159,7 @@ def _real(path: str) -> str:
         return os.path.abspath(path or os.curdir)
 
 
-def _is_write(mode: Any, flags: Any) -> bool:
+def _is_write(mode: object, flags: object) -> bool:
     if isinstance(mode, str) and any(c in mode for c in "wax+"):
         return True
     return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
@@ -203,7 +206,9 @@ class _ImportGuard:
     module whose loader would load a file inside the submission (by its real path)."""
 
     @classmethod
-    def find_spec(cls, name: str, path: Any = None, target: Any = None) -> Any:
+    def find_spec(
+        cls, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         state = _state
         if not (state.forbidden or state.skipped) or state.finding:
             return None
@@ -219,8 +224,8 @@ class _ImportGuard:
 
 
 def _allowed_entries(
-    entries: Iterable[Any], forbidden: tuple[str, ...], skipped: tuple[str, ...]
-) -> list[Any]:
+    entries: Iterable[object], forbidden: tuple[str, ...], skipped: tuple[str, ...]
+) -> list[object]:
     kept = []
     for entry in entries:
         if isinstance(entry, str):
@@ -232,8 +237,12 @@ def _allowed_entries(
 
 
 def _find_elsewhere(
-    name: str, path: Any, target: Any, forbidden: tuple[str, ...], skipped: tuple[str, ...]
-) -> Any:
+    name: str,
+    path: Sequence[str] | None,
+    target: ModuleType | None,
+    forbidden: tuple[str, ...],
+    skipped: tuple[str, ...],
+) -> ModuleSpec | None:
     for finder in sys.meta_path:
         if finder is _ImportGuard:
             continue
@@ -242,7 +251,9 @@ def _find_elsewhere(
             continue
         if finder is importlib.machinery.PathFinder:
             entries = sys.path if path is None else path
-            spec = find(name, _allowed_entries(entries, forbidden, skipped), target)
+            spec: ModuleSpec | None = find(
+                name, _allowed_entries(entries, forbidden, skipped), target
+            )
         else:
             spec = find(name, path, target)
         if spec is not None:
@@ -250,7 +261,7 @@ def _find_elsewhere(
     return None
 
 
-def _vet(name: str, spec: Any, forbidden: tuple[str, ...]) -> None:
+def _vet(name: str, spec: ModuleSpec, forbidden: tuple[str, ...]) -> None:
     places = list(spec.submodule_search_locations or [])
     if spec.origin and getattr(spec, "has_location", False):
         places.append(spec.origin)
@@ -306,7 +317,7 @@ def _runtime_roots(packages: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @contextmanager
-def _saved(**values: Any) -> Iterator[None]:
+def _saved(**values: object) -> Iterator[None]:
     """A `with` block that sets fields of the thread's `_state` and puts back what they
     were however it ends."""
     _install()

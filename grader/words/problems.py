@@ -8,6 +8,18 @@ so machine consumers get it without parsing prose.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import TypeAlias
+
+    JSONValue: TypeAlias = (
+        "Mapping[str, JSONValue] | Sequence[JSONValue] | str | int | float | bool | None"
+    )
+    """A value the grader writes as JSON (a check's measurements, a rubric setting): read
+    only, so a `list[str]` or a `dict[str, float]` is one. What is *read* from a student's
+    JSON stays `Any`: its shape is the schema's to check, not the type checker's."""
 
 Param = str | int | float | None
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dataclasses import Field
-    from typing import Any, ClassVar, Protocol, TypeVar
+    from typing import Any, ClassVar, Protocol, TypeGuard, TypeVar
 
     class _Dataclass(Protocol):  # what `dataclasses.replace` takes
         __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
@@ -88,7 +88,7 @@ def visible_path(path: str | bytes) -> str:
     return visible(path)
 
 
-def visible_data(value: Any) -> Any:
+def visible_data(value: object) -> object:
     """JSON-like data (str, numbers, lists, dicts) with every string made visible."""
     if isinstance(value, str):
         return visible(value)
@@ -101,11 +101,11 @@ def visible_data(value: Any) -> Any:
     return value
 
 
-def _item(value: Any) -> Any:
+def _item(value: object) -> object:
     return visible_result(value) if _is_record(value) else visible_data(value)
 
 
-def _field(name: str, value: Any) -> Any:
+def _field(name: str, value: object) -> object:
     if isinstance(value, str):
         return visible(value, keep_newlines=name in PROSE_FIELDS)
     if value is None or isinstance(value, (bool, int, float)):
@@ -124,7 +124,7 @@ def _names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
-def _is_record(value: Any) -> bool:
+def _is_record(value: object) -> TypeGuard[_Dataclass]:
     """Whether `value` is a dataclass instance (a `Result` or one of its parts)."""
     return is_dataclass(value) and not isinstance(value, type)
 
@@ -145,7 +145,7 @@ def visible_result(result: T) -> T:
     return replace(result, **changes) if changes else result
 
 
-def visible_plain(result: Any) -> tuple[dict[str, Any], bool]:
+def visible_plain(result: _Dataclass) -> tuple[dict[str, Any], bool]:
     """The plain JSON data of `visible_result(result)`, as `Result.to_dict` would give it
     (fields in declaration order), made in one walk instead of two: the batch writes
     each result from it and builds what the class report reads of it from it, so the
@@ -166,9 +166,9 @@ class _PlainWalk:
     def __init__(self) -> None:
         self.string_keys = True
 
-    def record(self, value: Any) -> dict[str, Any]:
+    def record(self, value: _Dataclass) -> dict[str, Any]:
         plain = {}
-        for name in _names(type(value)):  # type: ignore[arg-type]  # as in visible_result
+        for name in _names(type(value)):
             item = getattr(value, name)
             kind = type(item)  # the common leaves here: a call per field was most of the walk
             if kind is str and item.isprintable():
@@ -179,7 +179,7 @@ class _PlainWalk:
                 plain[name] = self.field(name, item)
         return plain
 
-    def field(self, name: str, value: Any) -> Any:
+    def field(self, name: str, value: object) -> object:
         if isinstance(value, str):
             return visible(value, keep_newlines=name in PROSE_FIELDS)
         if value is None or isinstance(value, (bool, int, float)):
@@ -192,7 +192,7 @@ class _PlainWalk:
             return [self.record(v) if _is_record(v) else self.data(v) for v in value]
         return self.data(value)
 
-    def data(self, value: Any) -> Any:
+    def data(self, value: object) -> object:
         """JSON values (a check's `data`), as `visible_data` escapes them."""
         if isinstance(value, str):
             return visible(value)

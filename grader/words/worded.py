@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-    from grader.words.i18n import Catalog
+    from grader.words.i18n import Catalog, WordsItself
+    from grader.words.problems import Param
 
 
 class Worded(Exception):
@@ -21,7 +22,7 @@ class Worded(Exception):
     reader gets it in their language: `text(catalog)`; `str()` is the English. A
     parameter that is itself `Worded` is worded in the same language."""
 
-    def __init__(self, message_id: str, **params: Any) -> None:
+    def __init__(self, message_id: str, **params: Param | WordsItself) -> None:
         super().__init__(message_id)
         self.message_id = message_id
         self.params = params
@@ -42,5 +43,5 @@ class Worded(Exception):
         return self.text(Catalog("en", ("grader",)))
 
 
-def _rebuilt(cls: type[Worded], message_id: str, params: dict[str, Any]) -> Worded:
+def _rebuilt(cls: type[Worded], message_id: str, params: dict[str, Param | WordsItself]) -> Worded:
     return cls(message_id, **params)
