@@ -260,7 +260,7 @@ def cold_start(venv: Venv, rounds: int, work: Path) -> list[str]:
         "",
         "- cold `grader check --format json` ÷ `python -c pass`: "
         + ratio_cell([c / f for c, f in zip(graded, floor, strict=True)])
-        + " (goal ≤ 4)",
+        + " (budget ≤ 6, issue 27)",
         "- cold `grader check --format json` ÷ check-jsonschema on the same 138 instances: "
         + ratio_cell([c / p for c, p in zip(graded, peer_times, strict=True)]),
         "",
