@@ -13,10 +13,10 @@ import json
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
 from functools import cache
 from typing import TYPE_CHECKING
 
+from checks.evidence import agree
 from checks.fingerprint import MIN_SHARED
 from grader.words.package_data import package_file
 
@@ -119,25 +119,15 @@ def typed_shape(value: object) -> dict[str, Any]:
 
 def same_typed(reference: Mapping[str, Any], value: object) -> bool:
     """Whether `value` is a reference's typed file (`typed_shape`) up to rounding: the same
-    skeleton, and each number within half a unit of the last digit it is written with
-    (12.3 stands for anything from 12.25 to 12.35; 12 for 11.5 to 12.5)."""
+    skeleton, and each number the reference's as both are written (`checks.evidence.agree`:
+    12.3 stands for anything from 12.25 to 12.35; 12 for 11.5 to 12.5)."""
     if value is None:
         return False
     shape = typed_shape(value)
     if shape["skeleton"] != reference["skeleton"]:
         return False
     ours, theirs = shape["numbers"], reference["numbers"]
-    return len(ours) == len(theirs) and all(
-        abs(a - b) <= _half_unit(a) for a, b in zip(ours, theirs, strict=True)
-    )
-
-
-def _half_unit(number: float) -> float:
-    """Half a unit of the last digit `number` is written with, and a hair for binary
-    floating point."""
-    exponent = Decimal(repr(number)).as_tuple().exponent
-    places = -exponent if isinstance(exponent, int) else 0
-    return 0.5 * 10.0 ** (-places) + 1e-9 * max(1.0, abs(number))
+    return len(ours) == len(theirs) and all(agree(a, b) for a, b in zip(ours, theirs, strict=True))
 
 
 @cache

@@ -157,22 +157,6 @@ _READ = frozenset(
 these classes exactly, never of subclasses)."""
 
 
-def _children(node: ast.AST) -> list[ast.AST]:
-    """`ast.iter_child_nodes(node)` as a list, read from the node's documented `_fields`
-    without the two generators `iter_child_nodes` stacks (the walk over every node of the
-    tree is most of what reading sse.py costs)."""
-    found: list[ast.AST] = []
-    for name in node._fields:
-        if name == "ctx":  # Load, Store, Del: no child, nothing to read
-            continue
-        value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            found.append(value)
-        elif isinstance(value, list):
-            found.extend(item for item in value if isinstance(item, ast.AST))
-    return found
-
-
 def _called(node: ast.Call) -> str | None:
     """The name a call calls: `readline` of `resp.readline()`, `urlopen` of `urlopen(u)`."""
     func = node.func
@@ -209,7 +193,7 @@ class _Reading:
         stack: list[tuple[ast.AST, bool]] = [(tree, False)]
         while stack:
             node, bound_value = stack.pop()
-            children = _children(node)
+            children = list(ast.iter_child_nodes(node))
             value: ast.AST | None = None  # the child that is a value bound to a name
             if type(node) not in _READ:  # a node of no kind read here: only its children
                 pass
