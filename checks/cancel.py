@@ -34,6 +34,17 @@ def cut_off(log: ServerLog) -> list[Cancel | Release]:
     return log.unfinished()
 
 
+def _cancel_lines(log: ServerLog) -> Iterator[tuple[Cancel, int, float]]:
+    """Each `cancel task` line of a cut-off task, the latest first, with its task and the
+    time since the task's launch (lines without a time or a launch left out)."""
+    for cancel in reversed(cut_off(log)):
+        if isinstance(cancel, Release) or cancel.task is None or cancel.time_ms is None:
+            continue
+        launch = log.launch_of(cancel.task, near_line=cancel.line)
+        if launch is not None and launch.time_ms is not None:
+            yield cancel, cancel.task, cancel.time_ms - launch.time_ms
+
+
 def _cancelled_agrees(
     log: ServerLog, cancel: Cancel | Release, c: dict[str, Any], early_ms: float, late_ms: float
 ) -> tuple[str, _Told] | None:
@@ -207,14 +218,8 @@ def _first_byte_late(
     if log is None or c["closed_at_ms"] <= close_max_ms or c["received_tokens"] > 1:
         return None
     early_ms, late_ms = window
-    for cancel in reversed(cut_off(log)):
-        if isinstance(cancel, Release) or cancel.task is None or cancel.time_ms is None:
-            continue
-        launch = log.launch_of(cancel.task, near_line=cancel.line)
-        if launch is None or launch.time_ms is None:
-            continue
-        seen = cancel.time_ms - launch.time_ms
-        release = log.release_of(cancel.task, near_line=cancel.line)
+    for cancel, task, seen in _cancel_lines(log):
+        release = log.release_of(task, near_line=cancel.line)
         if release is None or release.n_tokens - c["received_tokens"] > max_unseen:
             continue
         if -early_ms <= seen - c["closed_at_ms"] <= late_ms:
@@ -339,13 +344,8 @@ def prefill_wait(log: ServerLog | None, cancel: dict[str, Any]) -> float:
     does. The time from the close to the task's `cancel task` line (0 without one)."""
     if log is None or cancel["received_tokens"] != 0:
         return 0.0
-    for event in reversed(cut_off(log)):
-        if isinstance(event, Release) or event.task is None or event.time_ms is None:
-            continue
-        launch = log.launch_of(event.task, near_line=event.line)
-        if launch is None or launch.time_ms is None:
-            continue
-        wait: float = max(event.time_ms - launch.time_ms - cancel["closed_at_ms"], 0.0)
+    for _, _, seen in _cancel_lines(log):
+        wait: float = max(seen - cancel["closed_at_ms"], 0.0)
         return wait
     return 0.0
 
